@@ -1,0 +1,59 @@
+# ava_add_package(NAME SOURCES ... DEPENDS ... [EXTERNAL ...])
+#
+# One package = one folder under src/ and include/ava/ = one namespace = one
+# target ava_<NAME>. DEPENDS lists other packages (without the ava_ prefix) and
+# is checked against the dependency direction in DependencyRules.cmake.
+# Package dependencies are PUBLIC because package headers include each other's
+# types; EXTERNAL libraries are PUBLIC too unless listed in PRIVATE_EXTERNAL.
+function(ava_add_package name)
+  cmake_parse_arguments(arg "" "" "SOURCES;DEPENDS;EXTERNAL;PRIVATE_EXTERNAL;DEFINITIONS" ${ARGN})
+  set(target ava_${name})
+  if(arg_SOURCES)
+    add_library(${target} STATIC ${arg_SOURCES})
+    set(scope PUBLIC)
+    ava_project_warnings(${target})
+  else()
+    add_library(${target} INTERFACE)
+    set(scope INTERFACE)
+  endif()
+  target_include_directories(${target} ${scope} "${PROJECT_SOURCE_DIR}/include")
+  if(arg_SOURCES)
+    # Private headers live beside their .cpp files and are included from src/.
+    target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/src")
+  endif()
+  foreach(dep IN LISTS arg_DEPENDS)
+    target_link_libraries(${target} ${scope} ava_${dep})
+  endforeach()
+  target_link_libraries(${target} ${scope} ${arg_EXTERNAL})
+  if(arg_PRIVATE_EXTERNAL)
+    target_link_libraries(${target} PRIVATE ${arg_PRIVATE_EXTERNAL})
+  endif()
+  if(arg_DEFINITIONS)
+    target_compile_definitions(${target} ${scope} ${arg_DEFINITIONS})
+  endif()
+  set_property(TARGET ${target} PROPERTY AVA_PACKAGE_DEPENDS "${arg_DEPENDS}")
+  set_property(GLOBAL APPEND PROPERTY AVA_PACKAGES ${name})
+endfunction()
+
+# Warnings for the project's own code only; third-party headers come in as
+# system includes and are not affected.
+function(ava_project_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
+    -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
+    -Wnull-dereference -Wimplicit-fallthrough
+    # Designated initializers leave defaulted members out on purpose.
+    -Wno-missing-field-initializers)
+  if(AVA_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# ava_add_executable(NAME SOURCES ... LINK ...): a project binary with the
+# project's warnings.
+function(ava_add_executable name)
+  cmake_parse_arguments(arg "" "" "SOURCES;LINK" ${ARGN})
+  add_executable(${name} ${arg_SOURCES})
+  ava_project_warnings(${name})
+  target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/src")
+  target_link_libraries(${name} PRIVATE ${arg_LINK})
+endfunction()

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "ava/base/error.hpp"
+
+namespace ava::base {
+
+enum class LogLevel { trace, debug, info, warn, error, off };
+
+struct LogOptions {
+  LogLevel level = LogLevel::warn;
+  bool to_stderr = true;
+  std::optional<std::filesystem::path> file;  // appended to, created 0600
+};
+
+// Installs the default spdlog logger. Every sink sits behind a redacting sink,
+// so a credential that slips into a message is masked before it is written.
+Result<void> setup_logging(const LogOptions& options);
+
+Result<LogLevel> parse_log_level(std::string_view name);
+
+// Masks credentials in free text: provider keys (sk-..., sk-ant-...),
+// "Bearer <token>", and the values of key/value pairs whose key names a
+// secret (api_key, token, secret, password, authorization, ...).
+std::string redact(std::string_view text);
+
+// A credential in memory. Formats as "[redacted]" so it cannot be logged by
+// accident; reveal() is the one explicit way to the value.
+class Secret {
+ public:
+  Secret() = default;
+  explicit Secret(std::string value) : value_(std::move(value)) {}
+  const std::string& reveal() const { return value_; }
+  bool empty() const { return value_.empty(); }
+
+ private:
+  std::string value_;
+};
+
+}  // namespace ava::base
+
+template <>
+struct fmt::formatter<ava::base::Secret> : fmt::formatter<std::string_view> {
+  auto format(const ava::base::Secret&, format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format("[redacted]", ctx);
+  }
+};
