@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/commands.hpp"
 #include "ava/base/log.hpp"
 #include "ava/base/version.hpp"
 
@@ -20,21 +21,24 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   cli.require_subcommand(0, 1);
 
+  CliContext context;
+  add_session_commands(cli, context);
+
+  // Logging is set up before any subcommand callback runs.
+  cli.parse_complete_callback([&] {
+    auto level = base::parse_log_level(log_level);
+    if (!level) throw CLI::ValidationError("--log-level", level.error().message);
+    if (auto logging = base::setup_logging({.level = *level}); !logging) {
+      throw CLI::RuntimeError(logging.error().describe(), 1);
+    }
+  });
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return cli.exit(e);
   }
-
-  auto level = base::parse_log_level(log_level);
-  if (!level) {
-    std::fprintf(stderr, "ava: %s\n", level.error().message.c_str());
-    return 2;
-  }
-  if (auto logging = base::setup_logging({.level = *level}); !logging) {
-    std::fprintf(stderr, "ava: %s\n", logging.error().describe().c_str());
-    return 1;
-  }
+  if (!cli.get_subcommands().empty()) return context.exit_code;
   std::fputs(cli.help().c_str(), stdout);
   return 0;
 }

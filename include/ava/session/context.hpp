@@ -1,0 +1,59 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ava/llm/items.hpp"
+#include "ava/session/event.hpp"
+
+namespace ava::session {
+
+// Acknowledged input that no step has claimed yet.
+struct PendingInput {
+  Seq seq = 0;
+  std::string input_id;
+  InputKind kind = InputKind::followup;
+  std::string text;
+  std::vector<llm::ImageBlock> attachments;
+};
+
+// What a log says the next request is built from. Rebuilt the same way after
+// a restart, a recovery or a replay, so each sees the same context.
+struct Context {
+  std::string session_id;
+  std::string provider;
+  std::string model;
+  std::string cwd;
+  std::vector<llm::Message> messages;  // compaction honoured
+  std::vector<Seq> message_seqs;       // the event each message starts at
+  std::vector<PendingInput> pending;   // in acknowledgement order
+  std::string open_turn;               // empty when idle
+  std::optional<int> open_step;
+  std::vector<std::string> unpaired_calls;  // tool call ids without a result
+  bool paused = false;
+  llm::Usage usage;  // totals over the whole log
+  Seq last_seq = 0;
+};
+
+// Applies events one at a time; the agent feeds it each event it appends.
+class ContextBuilder {
+ public:
+  void apply(const Event& event);
+  const Context& context() const { return context_; }
+  Context take() { return std::move(context_); }
+
+ private:
+  void add_message(Seq seq, llm::Message message);
+  void claim(const Event& event, const InputClaimed& claimed);
+  void compact(const Compacted& compacted);
+
+  Context context_;
+};
+
+Context rebuild_context(const std::vector<Event>& events);
+
+// The text a compaction summary is presented with to the model.
+std::string summary_message_text(const std::string& summary);
+
+}  // namespace ava::session

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+
+#include "ava/base/error.hpp"
+#include "ava/session/event.hpp"
+#include "ava/session/log_reader.hpp"
+
+namespace ava::session {
+
+class FrameDecoder;
+
+// Replays a log from a sequence number, then tails it as it grows, from the
+// file alone (another process may be the writer). A frame still being written
+// is left for the next poll; a torn tail later cut by recovery is dropped and
+// reading resumes where recovery appended.
+class LogFollower {
+ public:
+  static Result<std::unique_ptr<LogFollower>> open(const std::filesystem::path& path, Seq after,
+                                                   const ScanOptions& options = {});
+  ~LogFollower();
+  LogFollower(const LogFollower&) = delete;
+  LogFollower& operator=(const LogFollower&) = delete;
+
+  // Complete events with seq > `after` that appeared since the last call.
+  Result<std::vector<Event>> poll();
+  // Like poll(), but waits (inotify, no polling loop) until at least one
+  // event is available. Cancel it through the coroutine's cancellation slot.
+  boost::asio::awaitable<Result<std::vector<Event>>> next();
+
+  Seq last_seq() const { return last_seq_; }
+
+ private:
+  LogFollower(std::filesystem::path path, int fd, Seq after, const ScanOptions& options);
+
+  std::filesystem::path path_;
+  int fd_;
+  int inotify_fd_ = -1;
+  Seq after_;
+  Seq last_seq_ = 0;
+  std::uint64_t consumed_ = 0;  // file offset just past the last complete frame
+  std::size_t max_content_;
+  std::unique_ptr<FrameDecoder> decoder_;
+};
+
+}  // namespace ava::session

@@ -1,4 +1,0 @@
-#pragma once
-
-// Forward declarations of the session package (namespace ava::session).
-namespace ava::session {}

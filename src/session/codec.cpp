@@ -1,0 +1,295 @@
+#include "ava/session/codec.hpp"
+
+#include <fmt/format.h>
+
+#include "session/content_codec.hpp"
+#include "session/field_reader.hpp"
+#include "session/json_writer.hpp"
+
+namespace ava::session {
+
+namespace {
+
+using nlohmann::json;
+
+template <class... Ts>
+struct Overload : Ts... {
+  using Ts::operator()...;
+};
+
+constexpr std::pair<EndReason, std::string_view> kEndReasons[] = {
+    {EndReason::completed, "completed"},
+    {EndReason::aborted, "aborted"},
+    {EndReason::error, "error"},
+    {EndReason::max_steps, "max_steps"},
+    {EndReason::interrupted, "interrupted"}};
+constexpr std::pair<ToolStatus, std::string_view> kToolStatuses[] = {
+    {ToolStatus::ok, "ok"},
+    {ToolStatus::error, "error"},
+    {ToolStatus::interrupted, "interrupted"},
+    {ToolStatus::skipped, "skipped"}};
+constexpr std::pair<InputKind, std::string_view> kInputKinds[] = {{InputKind::followup, "followup"},
+                                                                  {InputKind::steer, "steer"}};
+
+template <class Enum, std::size_t N>
+Enum parse_enum(const std::pair<Enum, std::string_view> (&table)[N], const std::string& text,
+                const char* field, FieldReader& r) {
+  for (const auto& [value, name] : table) {
+    if (name == text) return value;
+  }
+  if (r.ok()) r.fail(fmt::format("field '{}' has unknown value '{}'", field, text));
+  return table[0].first;
+}
+
+template <class Enum, std::size_t N>
+std::string_view enum_name(const std::pair<Enum, std::string_view> (&table)[N], Enum value) {
+  for (const auto& [candidate, name] : table) {
+    if (candidate == value) return name;
+  }
+  return "unknown";
+}
+
+json encode_body(const EventBody& body) {
+  return std::visit(
+      Overload{
+          [](const SessionStarted& e) -> json {
+            return {{"session_id", e.session_id},
+                    {"provider", e.provider},
+                    {"model", e.model},
+                    {"cwd", e.cwd},
+                    {"version", e.version}};
+          },
+          [](const InputAcknowledged& e) -> json {
+            json o = {{"input_id", e.input_id}, {"kind", to_string(e.kind)}, {"text", e.text}};
+            if (!e.attachments.empty()) {
+              o["attachments"] = json::array();
+              for (const auto& image : e.attachments)
+                o["attachments"].push_back(encode_image(image));
+            }
+            return o;
+          },
+          [](const InputClaimed& e) -> json {
+            return {{"input_ids", e.input_ids}, {"turn_id", e.turn_id}, {"step", e.step}};
+          },
+          [](const TurnStarted& e) -> json {
+            return {{"turn_id", e.turn_id}};
+          },
+          [](const TurnEnded& e) -> json {
+            json o = {{"turn_id", e.turn_id}, {"reason", to_string(e.reason)}};
+            if (!e.message.empty()) o["message"] = e.message;
+            return o;
+          },
+          [](const StepStarted& e) -> json {
+            return {{"turn_id", e.turn_id}, {"step", e.step}, {"model", e.model}};
+          },
+          [](const StepEnded& e) -> json {
+            json o = {{"turn_id", e.turn_id}, {"step", e.step}, {"reason", to_string(e.reason)}};
+            if (!e.stop_reason.empty()) o["stop_reason"] = e.stop_reason;
+            return o;
+          },
+          [](const AssistantMessage& e) -> json {
+            return {
+                {"turn_id", e.turn_id}, {"step", e.step}, {"content", encode_blocks(e.content)}};
+          },
+          [](const ToolResult& e) -> json {
+            json o = {{"turn_id", e.turn_id},          {"step", e.step},
+                      {"call_id", e.call_id},          {"tool_name", e.tool_name},
+                      {"status", to_string(e.status)}, {"content", encode_tool_content(e.content)}};
+            if (!e.details.is_null()) o["details"] = e.details;
+            return o;
+          },
+          [](const UsageRecorded& e) -> json {
+            return {{"turn_id", e.turn_id},
+                    {"step", e.step},
+                    {"model", e.model},
+                    {"usage", encode_usage(e.usage)}};
+          },
+          [](const ModelChanged& e) -> json {
+            return {{"provider", e.provider}, {"model", e.model}};
+          },
+          [](const Paused&) -> json { return json::object(); },
+          [](const Resumed&) -> json { return json::object(); },
+          [](const Compacted& e) -> json {
+            return {{"summary", e.summary},
+                    {"first_kept_seq", e.first_kept_seq},
+                    {"tokens_before", e.tokens_before}};
+          },
+          [](const ErrorOccurred& e) -> json {
+            json o = {{"code", e.code}, {"message", e.message}};
+            if (!e.turn_id.empty()) o["turn_id"] = e.turn_id;
+            return o;
+          },
+          [](const Recovered& e) -> json {
+            json o = {{"dropped_bytes", e.dropped_bytes}, {"notes", e.notes}};
+            if (!e.torn_file.empty()) o["torn_file"] = e.torn_file;
+            return o;
+          },
+          [](const UnknownEvent& e) -> json { return e.raw; },
+      },
+      body);
+}
+
+int read_step(FieldReader& r) { return static_cast<int>(r.integer("step")); }
+
+Result<EventBody> decode_body(const std::string& type, const json& object, FieldReader& r) {
+  EventBody body;
+  if (type == "session_start") {
+    body = SessionStarted{.session_id = r.string("session_id"),
+                          .provider = r.optional_string("provider"),
+                          .model = r.string("model"),
+                          .cwd = r.string("cwd"),
+                          .version = r.string("version")};
+  } else if (type == "input") {
+    InputAcknowledged e{.input_id = r.string("input_id"),
+                        .kind = parse_enum(kInputKinds, r.string("kind"), "kind", r),
+                        .text = r.string("text")};
+    for (const auto& image : r.optional_array("attachments")) {
+      e.attachments.push_back(decode_image(image, r));
+    }
+    body = std::move(e);
+  } else if (type == "input_claimed") {
+    InputClaimed e{.turn_id = r.string("turn_id"), .step = read_step(r)};
+    for (const auto& id : r.array("input_ids")) {
+      if (!id.is_string()) {
+        r.fail("input_ids must hold strings");
+        break;
+      }
+      e.input_ids.push_back(id.get<std::string>());
+    }
+    body = std::move(e);
+  } else if (type == "turn_start") {
+    body = TurnStarted{r.string("turn_id")};
+  } else if (type == "turn_end") {
+    body = TurnEnded{.turn_id = r.string("turn_id"),
+                     .reason = parse_enum(kEndReasons, r.string("reason"), "reason", r),
+                     .message = r.optional_string("message")};
+  } else if (type == "step_start") {
+    body = StepStarted{
+        .turn_id = r.string("turn_id"), .step = read_step(r), .model = r.optional_string("model")};
+  } else if (type == "step_end") {
+    body = StepEnded{.turn_id = r.string("turn_id"),
+                     .step = read_step(r),
+                     .reason = parse_enum(kEndReasons, r.string("reason"), "reason", r),
+                     .stop_reason = r.optional_string("stop_reason")};
+  } else if (type == "assistant") {
+    AssistantMessage e{.turn_id = r.string("turn_id"), .step = read_step(r)};
+    e.content = decode_blocks(r.array("content"), r);
+    body = std::move(e);
+  } else if (type == "tool_result") {
+    ToolResult e{.turn_id = r.string("turn_id"),
+                 .step = read_step(r),
+                 .call_id = r.string("call_id"),
+                 .tool_name = r.string("tool_name"),
+                 .status = parse_enum(kToolStatuses, r.string("status"), "status", r)};
+    e.content = decode_tool_content(r.array("content"), r);
+    e.details = r.optional_any("details");
+    body = std::move(e);
+  } else if (type == "usage") {
+    body = UsageRecorded{.turn_id = r.string("turn_id"),
+                         .step = read_step(r),
+                         .model = r.optional_string("model"),
+                         .usage = decode_usage(r.optional_any("usage"), r)};
+  } else if (type == "model_changed") {
+    body = ModelChanged{.provider = r.optional_string("provider"), .model = r.string("model")};
+  } else if (type == "paused") {
+    body = Paused{};
+  } else if (type == "resumed") {
+    body = Resumed{};
+  } else if (type == "compaction") {
+    body = Compacted{.summary = r.string("summary"),
+                     .first_kept_seq = r.unsigned_integer("first_kept_seq"),
+                     .tokens_before = r.optional_integer("tokens_before")};
+  } else if (type == "error") {
+    body = ErrorOccurred{.turn_id = r.optional_string("turn_id"),
+                         .code = r.string("code"),
+                         .message = r.string("message")};
+  } else if (type == "recovered") {
+    Recovered e{.dropped_bytes = r.unsigned_integer("dropped_bytes"),
+                .torn_file = r.optional_string("torn_file")};
+    for (const auto& note : r.optional_array("notes")) {
+      if (note.is_string()) e.notes.push_back(note.get<std::string>());
+    }
+    body = std::move(e);
+  } else {
+    body = UnknownEvent{.type = type, .raw = object};
+  }
+  if (!r.ok()) return fail(ErrorCode::parse, *r.error());
+  return body;
+}
+
+}  // namespace
+
+std::string_view to_string(EndReason reason) { return enum_name(kEndReasons, reason); }
+std::string_view to_string(ToolStatus status) { return enum_name(kToolStatuses, status); }
+std::string_view to_string(InputKind kind) { return enum_name(kInputKinds, kind); }
+
+std::string_view type_name(const EventBody& body) {
+  return std::visit(Overload{
+                        [](const SessionStarted&) { return std::string_view("session_start"); },
+                        [](const InputAcknowledged&) { return std::string_view("input"); },
+                        [](const InputClaimed&) { return std::string_view("input_claimed"); },
+                        [](const TurnStarted&) { return std::string_view("turn_start"); },
+                        [](const TurnEnded&) { return std::string_view("turn_end"); },
+                        [](const StepStarted&) { return std::string_view("step_start"); },
+                        [](const StepEnded&) { return std::string_view("step_end"); },
+                        [](const AssistantMessage&) { return std::string_view("assistant"); },
+                        [](const ToolResult&) { return std::string_view("tool_result"); },
+                        [](const UsageRecorded&) { return std::string_view("usage"); },
+                        [](const ModelChanged&) { return std::string_view("model_changed"); },
+                        [](const Paused&) { return std::string_view("paused"); },
+                        [](const Resumed&) { return std::string_view("resumed"); },
+                        [](const Compacted&) { return std::string_view("compaction"); },
+                        [](const ErrorOccurred&) { return std::string_view("error"); },
+                        [](const Recovered&) { return std::string_view("recovered"); },
+                        [](const UnknownEvent& e) { return std::string_view(e.type); },
+                    },
+                    body);
+}
+
+json encode(const Event& event) {
+  if (const auto* unknown = std::get_if<UnknownEvent>(&event.body)) {
+    json raw = unknown->raw;
+    raw["seq"] = event.seq;
+    raw["ts"] = event.ts_ms;
+    return raw;
+  }
+  json object = encode_body(event.body);
+  for (const auto& [key, value] : event.extra.items()) {
+    if (!object.contains(key)) object[key] = value;
+  }
+  object["seq"] = event.seq;
+  object["ts"] = event.ts_ms;
+  object["type"] = type_name(event.body);
+  return object;
+}
+
+std::string encode_line(const Event& event) {
+  // Invalid UTF-8 from a tool or model is replaced, never a reason to lose the event.
+  std::string line;
+  write_json(encode(event), line);
+  line.push_back('\n');
+  return line;
+}
+
+Result<Event> decode(const json& object) {
+  if (!object.is_object()) return fail(ErrorCode::parse, "an event must be a JSON object");
+  FieldReader r(object, "event");
+  Event event;
+  event.seq = r.unsigned_integer("seq");
+  event.ts_ms = r.integer("ts");
+  const std::string type = r.string("type");
+  if (!r.ok()) return fail(ErrorCode::parse, *r.error());
+  FieldReader fields(object, fmt::format("event {} ({})", event.seq, type));
+  for (const char* key : {"seq", "ts", "type"}) (void)fields.optional_any(key);
+  AVA_TRY(event.body, decode_body(type, object, fields));
+  if (!std::holds_alternative<UnknownEvent>(event.body)) event.extra = fields.unread();
+  return event;
+}
+
+Result<Event> decode_line(std::string_view line) {
+  json object = json::parse(line, nullptr, false);
+  if (object.is_discarded()) return fail(ErrorCode::parse, "event is not valid JSON");
+  return decode(object);
+}
+
+}  // namespace ava::session

@@ -1,0 +1,14 @@
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ava::session {
+
+// Compact JSON serialisation of an event object, equal in output to
+// nlohmann's dump() with invalid UTF-8 replaced by U+FFFD, but copying runs
+// of plain bytes at once: string escaping dominated the append path.
+void write_json(const nlohmann::json& value, std::string& out);
+
+}  // namespace ava::session

@@ -1,0 +1,91 @@
+#include <fmt/format.h>
+
+#include "ava/session/log_writer.hpp"
+
+namespace ava::session {
+
+namespace {
+
+struct OpenCall {
+  std::string call_id;
+  std::string name;
+  std::string turn_id;
+  int step = 0;
+};
+
+// Lifecycle state at the end of a log: what is open and what is unanswered.
+struct OpenState {
+  std::string turn_id;  // empty if no turn is open
+  std::optional<int> step;
+  std::vector<OpenCall> calls;  // tool calls without a result, in call order
+};
+
+OpenState open_state(const std::vector<Event>& events) {
+  OpenState state;
+  for (const auto& event : events) {
+    if (const auto* turn = std::get_if<TurnStarted>(&event.body)) {
+      state.turn_id = turn->turn_id;
+      state.step.reset();
+    } else if (std::holds_alternative<TurnEnded>(event.body)) {
+      state.turn_id.clear();
+      state.step.reset();
+    } else if (const auto* step = std::get_if<StepStarted>(&event.body)) {
+      state.step = step->step;
+    } else if (std::holds_alternative<StepEnded>(event.body)) {
+      state.step.reset();
+    } else if (const auto* message = std::get_if<AssistantMessage>(&event.body)) {
+      for (const auto& block : message->content) {
+        if (const auto* call = std::get_if<llm::ToolCallBlock>(&block)) {
+          state.calls.push_back({call->id, call->name, message->turn_id, message->step});
+        }
+      }
+    } else if (const auto* result = std::get_if<ToolResult>(&event.body)) {
+      std::erase_if(state.calls,
+                    [&](const OpenCall& call) { return call.call_id == result->call_id; });
+    }
+  }
+  return state;
+}
+
+}  // namespace
+
+std::vector<EventBody> plan_closers(const std::vector<Event>& events,
+                                    std::vector<std::string>& notes) {
+  const OpenState state = open_state(events);
+  std::vector<EventBody> closers;
+  std::string previous_step_key;
+  for (const auto& call : state.calls) {
+    // Tools run one at a time in the model's order, so within a step only the
+    // first unanswered call can have been running; the rest never started.
+    const std::string step_key = fmt::format("{}/{}", call.turn_id, call.step);
+    const bool first_of_step = step_key != previous_step_key;
+    previous_step_key = step_key;
+    const ToolStatus status = first_of_step ? ToolStatus::interrupted : ToolStatus::skipped;
+    const char* text = first_of_step
+                           ? "Interrupted: Ava stopped before this tool call finished; its "
+                             "effects, if any, are unknown."
+                           : "Skipped: Ava stopped before this tool call started.";
+    closers.emplace_back(ToolResult{.turn_id = call.turn_id,
+                                    .step = call.step,
+                                    .call_id = call.call_id,
+                                    .tool_name = call.name,
+                                    .status = status,
+                                    .content = {llm::TextBlock{text}}});
+    notes.push_back(
+        fmt::format("{} tool call {} ({})", to_string(status), call.call_id, call.name));
+  }
+  if (!state.turn_id.empty() && state.step) {
+    closers.emplace_back(
+        StepEnded{.turn_id = state.turn_id, .step = *state.step, .reason = EndReason::interrupted});
+    notes.push_back(fmt::format("closed step {} of turn {}", *state.step, state.turn_id));
+  }
+  if (!state.turn_id.empty()) {
+    closers.emplace_back(TurnEnded{.turn_id = state.turn_id,
+                                   .reason = EndReason::interrupted,
+                                   .message = "the process stopped during this turn"});
+    notes.push_back(fmt::format("closed turn {}", state.turn_id));
+  }
+  return closers;
+}
+
+}  // namespace ava::session
