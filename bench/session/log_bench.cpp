@@ -124,7 +124,8 @@ void BM_CompressionRatio(benchmark::State& state) {
     (void)(*writer)->close();
     state.counters["raw_bytes"] = static_cast<double>(raw);
     state.counters["file_bytes"] = static_cast<double>(std::filesystem::file_size(path));
-    state.counters["file_to_raw"] = static_cast<double>(std::filesystem::file_size(path)) / raw;
+    state.counters["file_to_raw"] =
+        static_cast<double>(std::filesystem::file_size(path)) / static_cast<double>(raw);
   }
 }
 BENCHMARK(BM_CompressionRatio)->Iterations(1)->Unit(benchmark::kMillisecond);

@@ -213,7 +213,7 @@ Result<EventBody> decode_body(const std::string& type, const json& object, Field
   } else {
     body = UnknownEvent{.type = type, .raw = object};
   }
-  if (!r.ok()) return fail(ErrorCode::parse, *r.error());
+  if (!r.ok()) return fail(ErrorCode::parse, r.message());
   return body;
 }
 
@@ -278,7 +278,7 @@ Result<Event> decode(const json& object) {
   event.seq = r.unsigned_integer("seq");
   event.ts_ms = r.integer("ts");
   const std::string type = r.string("type");
-  if (!r.ok()) return fail(ErrorCode::parse, *r.error());
+  if (!r.ok()) return fail(ErrorCode::parse, r.message());
   FieldReader fields(object, fmt::format("event {} ({})", event.seq, type));
   for (const char* key : {"seq", "ts", "type"}) (void)fields.optional_any(key);
   AVA_TRY(event.body, decode_body(type, object, fields));

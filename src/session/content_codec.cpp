@@ -78,7 +78,7 @@ nlohmann::json encode_usage(const llm::Usage& usage) {
 llm::ImageBlock decode_image(const nlohmann::json& object, FieldReader& outer) {
   FieldReader r(object, "image");
   llm::ImageBlock image{.media_type = r.string("media_type"), .data = r.string("data")};
-  if (!r.ok()) outer.fail(*r.error());
+  if (!r.ok()) outer.fail(r.message());
   return image;
 }
 
@@ -114,7 +114,7 @@ std::vector<llm::ContentBlock> decode_blocks(const nlohmann::json& array, FieldR
       r.fail(fmt::format("unknown content block type '{}'", type));
     }
     if (!r.ok()) {
-      outer.fail(*r.error());
+      outer.fail(r.message());
       break;
     }
   }
@@ -139,7 +139,7 @@ std::vector<llm::ToolResultContent> decode_tool_content(const nlohmann::json& ar
       r.fail(fmt::format("unknown tool content type '{}'", type));
     }
     if (!r.ok()) {
-      outer.fail(*r.error());
+      outer.fail(r.message());
       break;
     }
   }
@@ -157,7 +157,7 @@ llm::Usage decode_usage(const nlohmann::json& object, FieldReader& outer) {
                    .cache_read_tokens = r.optional_integer("cache_read_tokens"),
                    .cache_write_tokens = r.optional_integer("cache_write_tokens"),
                    .reasoning_tokens = r.optional_integer("reasoning_tokens")};
-  if (!r.ok()) outer.fail(*r.error());
+  if (!r.ok()) outer.fail(r.message());
   return usage;
 }
 

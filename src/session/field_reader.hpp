@@ -29,7 +29,8 @@ class FieldReader {
 
   void fail(std::string message);
   bool ok() const { return !error_; }
-  const std::optional<std::string>& error() const { return error_; }
+  // The first problem; empty while ok().
+  std::string message() const { return error_.value_or(std::string()); }
   // Keys present in the object but never read.
   nlohmann::json unread() const;
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <fmt/format.h>
@@ -25,7 +26,8 @@ LogFollower::LogFollower(std::filesystem::path path, int fd, Seq after, const Sc
       fd_(fd),
       after_(after),
       last_seq_(after),
-      max_content_(options.max_record + 1),
+      max_record_(options.max_record),
+      max_content_(std::max(options.max_frame_content, options.max_record + 1)),
       decoder_(std::make_unique<FrameDecoder>(max_content_)) {}
 
 LogFollower::~LogFollower() {
@@ -76,17 +78,16 @@ Result<std::vector<Event>> LogFollower::poll() {
       return fail(ErrorCode::corrupt, fmt::format("{} at byte {}: {}", path_.string(),
                                                   consumed_ + used, frame.error().message));
     }
-    std::string_view line = frame->content;
-    if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-    auto event = decode_line(line);
-    if (!event) {
+    std::vector<Event> decoded;
+    if (auto ok = decode_frame_events(frame->content, max_record_, decoded); !ok) {
       return fail(ErrorCode::corrupt, fmt::format("{} at byte {}: {}", path_.string(),
-                                                  consumed_ + used, event.error().message));
+                                                  consumed_ + used, ok.error().message));
     }
     used += frame->compressed_size;
-    if (event->seq > after_) {
-      last_seq_ = event->seq;
-      events.push_back(std::move(*event));
+    for (auto& event : decoded) {
+      if (event.seq <= after_) continue;
+      last_seq_ = event.seq;
+      events.push_back(std::move(event));
     }
   }
   consumed_ += used;

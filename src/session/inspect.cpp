@@ -1,5 +1,7 @@
 #include "ava/session/inspect.hpp"
 
+#include <ranges>
+
 #include <fmt/format.h>
 
 #include "ava/session/codec.hpp"
@@ -9,8 +11,8 @@ namespace ava::session {
 namespace {
 
 TurnSummary* find_turn(std::vector<TurnSummary>& turns, const std::string& id) {
-  for (auto it = turns.rbegin(); it != turns.rend(); ++it) {
-    if (it->turn_id == id) return &*it;
+  for (auto& turn : std::views::reverse(turns)) {
+    if (turn.turn_id == id) return &turn;
   }
   return nullptr;
 }

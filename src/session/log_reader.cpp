@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <fmt/format.h>
@@ -15,10 +16,30 @@ namespace ava::session {
 
 namespace {
 
-// Frame content is one JSON line; the limit leaves room for the newline.
-std::size_t max_content(const ScanOptions& options) { return options.max_record + 1; }
+std::size_t max_content(const ScanOptions& options) {
+  return std::max(options.max_frame_content, options.max_record + 1);
+}
 
 }  // namespace
+
+Result<void> decode_frame_events(std::string_view content, std::size_t max_record,
+                                 std::vector<Event>& out) {
+  if (content.empty() || content.back() != '\n') {
+    return fail(ErrorCode::corrupt, "frame content does not end with a complete JSON line");
+  }
+  while (!content.empty()) {
+    const std::size_t end = content.find('\n');
+    const std::string_view line = content.substr(0, end);
+    content.remove_prefix(end + 1);
+    if (line.size() > max_record) {
+      return fail(ErrorCode::corrupt, fmt::format("a {}-byte record exceeds the {}-byte limit",
+                                                  line.size(), max_record));
+    }
+    AVA_TRY(auto event, decode_line(line));
+    out.push_back(std::move(event));
+  }
+  return {};
+}
 
 Result<std::string> read_file_bytes(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -49,24 +70,20 @@ Result<LogScan> scan_log(std::string_view bytes, const ScanOptions& options) {
           .offset = offset, .bytes = bytes.size() - offset, .reason = frame.error().message};
       break;
     }
-    std::string_view line = frame->content;
-    if (line.empty() || line.back() != '\n') {
+    const std::size_t first = scan.events.size();
+    if (auto decoded = decode_frame_events(frame->content, options.max_record, scan.events);
+        !decoded) {
       return fail(ErrorCode::corrupt,
-                  fmt::format("frame at byte {} does not hold one JSON line", offset));
+                  fmt::format("frame at byte {}: {}", offset, decoded.error().message));
     }
-    line.remove_suffix(1);
-    auto event = decode_line(line);
-    if (!event) {
-      return fail(ErrorCode::corrupt,
-                  fmt::format("event in frame at byte {}: {}", offset, event.error().message));
+    for (std::size_t i = first; i < scan.events.size(); ++i) {
+      const Seq expected = i == 0 ? 1 : scan.events[i - 1].seq + 1;
+      if (scan.events[i].seq != expected) {
+        return fail(ErrorCode::corrupt, fmt::format("frame at byte {} has seq {}, expected {}",
+                                                    offset, scan.events[i].seq, expected));
+      }
+      scan.frames.push_back({.offset = offset, .size = frame->compressed_size});
     }
-    const Seq expected = scan.events.empty() ? 1 : scan.events.back().seq + 1;
-    if (event->seq != expected) {
-      return fail(ErrorCode::corrupt, fmt::format("frame at byte {} has seq {}, expected {}",
-                                                  offset, event->seq, expected));
-    }
-    scan.events.push_back(std::move(*event));
-    scan.frames.push_back({.offset = offset, .size = frame->compressed_size});
     offset += frame->compressed_size;
     scan.valid_bytes = offset;
   }

@@ -9,6 +9,7 @@ namespace {
 
 std::vector<Event> number(std::vector<EventBody> bodies) {
   std::vector<Event> events;
+  events.reserve(bodies.size());
   Seq seq = 1;
   for (auto& body : bodies)
     events.push_back(Event{.seq = seq++, .ts_ms = 0, .body = std::move(body)});

@@ -8,10 +8,10 @@
 //
 //   ava_session_crash [--iterations N | --long] [--seed S]
 
-#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <cstdio>
 #include <cstdlib>

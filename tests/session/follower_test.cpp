@@ -23,6 +23,7 @@ namespace {
 
 std::vector<Seq> seqs(const std::vector<Event>& events) {
   std::vector<Seq> out;
+  out.reserve(events.size());
   for (const auto& event : events) out.push_back(event.seq);
   return out;
 }

@@ -45,6 +45,7 @@ class LogFollower {
   Seq after_;
   Seq last_seq_ = 0;
   std::uint64_t consumed_ = 0;  // file offset just past the last complete frame
+  std::size_t max_record_;
   std::size_t max_content_;
   std::unique_ptr<FrameDecoder> decoder_;
 };

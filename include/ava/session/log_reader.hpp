@@ -13,7 +13,8 @@
 
 namespace ava::session {
 
-// Where each event's frame lies in the file.
+// Where each event's frame lies in the file (Ava writes one event per frame;
+// frames made by other tools, e.g. `zstd` itself, may hold several).
 struct FrameLocation {
   std::uint64_t offset = 0;
   std::uint64_t size = 0;
@@ -37,6 +38,7 @@ struct LogScan {
 
 struct ScanOptions {
   std::size_t max_record = base::Limits::defaults().session_record;
+  std::size_t max_frame_content = 64 * base::MiB;
 };
 
 // Reads every frame, verifying zstd checksums, JSON and sequence continuity.
@@ -45,6 +47,10 @@ struct ScanOptions {
 // error naming its byte offset. Never modifies anything.
 Result<LogScan> scan_log(std::string_view bytes, const ScanOptions& options = {});
 Result<LogScan> read_log(const std::filesystem::path& path, const ScanOptions& options = {});
+
+// Decodes the JSON lines of one frame's content, appending to `out`.
+Result<void> decode_frame_events(std::string_view content, std::size_t max_record,
+                                 std::vector<Event>& out);
 
 // Reads a whole file; shared by the reader, recovery and tests.
 Result<std::string> read_file_bytes(const std::filesystem::path& path);
