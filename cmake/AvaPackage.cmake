@@ -43,8 +43,10 @@ function(ava_project_warnings target)
     -Wimplicit-fallthrough
     # Designated initializers leave defaulted members out on purpose.
     -Wno-missing-field-initializers
-    # g++ 12 reports false -Wrestrict on std::string at -O2 (GCC PR 105329).
-    -Wno-restrict)
+    # g++ 12 reports false -Wrestrict on std::string at -O2 (GCC PR 105329)
+    # and, at -O1 and above, reads Asio's recycling coroutine-frame allocator
+    # as a new/delete mismatch (GCC PR 109224).
+    -Wno-restrict -Wno-mismatched-new-delete)
   if(AVA_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

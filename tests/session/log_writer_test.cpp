@@ -32,10 +32,10 @@ TEST_CASE("a new log holds session_start and reads back as zstd JSONL", "[log]")
   CHECK(ava::test::zstd_accepts(path));
   const auto lines = ava::test::zstdcat_lines(path);
   REQUIRE(lines.size() == scan->events.size());
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    auto event = decode_line(lines[i]);
+  for (const auto& line : lines) {
+    auto event = decode_line(line);
     REQUIRE(event);
-    CHECK(encode_line(*event) == lines[i] + "\n");
+    CHECK(encode_line(*event) == line + "\n");
   }
 }
 
@@ -65,16 +65,16 @@ TEST_CASE("appends from many threads get unique, contiguous, ordered seqs", "[lo
   std::vector<Seq> delivered;
   (*writer)->subscribe([&delivered](const Event& event) { delivered.push_back(event.seq); });
 
-  constexpr int threads = 4;
-  constexpr int per_thread = 500;
+  constexpr std::size_t threads = 4;
+  constexpr std::size_t per_thread = 500;
   std::vector<std::vector<Seq>> acked(threads);
   std::vector<std::thread> workers;
   workers.reserve(threads);
-  for (int t = 0; t < threads; ++t) {
+  for (std::size_t t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] {
-      for (int i = 0; i < per_thread; ++i) {
+      for (std::size_t i = 0; i < per_thread; ++i) {
         auto seq = (*writer)->append(TurnStarted{.turn_id = std::to_string(t * per_thread + i)});
-        if (seq) acked[static_cast<std::size_t>(t)].push_back(*seq);
+        if (seq) acked[t].push_back(*seq);
       }
     });
   }

@@ -1,4 +1,13 @@
 #pragma once
 
 // Forward declarations of the proc package (namespace ava::proc).
-namespace ava::proc {}
+namespace ava::proc {
+class OutputCapture;
+class PtyProcess;
+class UniqueFd;
+struct Child;
+struct ExitStatus;
+struct RunOptions;
+struct RunResult;
+struct SpawnOptions;
+}  // namespace ava::proc

@@ -1,4 +1,14 @@
 #pragma once
 
 // Forward declarations of the tool package (namespace ava::tool).
-namespace ava::tool {}
+namespace ava::tool {
+class Tool;
+class ToolRegistry;
+struct ImageContent;
+struct Replacement;
+struct TextContent;
+struct TextEdit;
+struct ToolContext;
+struct ToolResult;
+struct ToolSpec;
+}  // namespace ava::tool

@@ -1,0 +1,99 @@
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "ava/proc/run.hpp"
+#include "ava/tool/registry.hpp"
+#include "text.hpp"
+
+namespace ava::tool {
+namespace {
+
+using nlohmann::json;
+
+std::string status_line(const proc::RunResult& result, std::chrono::seconds timeout) {
+  if (result.cancelled) return "[cancelled; the process group was terminated]";
+  if (result.timed_out) {
+    return fmt::format("[timed out after {}s; the process group was terminated]", timeout.count());
+  }
+  return fmt::format("[{}]", result.status.describe());
+}
+
+class BashTool final : public Tool {
+ public:
+  BashTool() {
+    const auto& limits = base::Limits::defaults();
+    spec_.parameters = json::parse(R"({
+      "type": "object",
+      "properties": {
+        "command": {"type": "string"},
+        "timeout": {"type": "integer", "minimum": 1}
+      },
+      "required": ["command"],
+      "additionalProperties": false
+    })");
+    spec_.parameters["properties"]["timeout"]["description"] =
+        fmt::format("Seconds, default {}, max {}", limits.bash_timeout.count(),
+                    limits.bash_timeout_max.count());
+  }
+
+  const ToolSpec& spec() const override { return spec_; }
+
+  boost::asio::awaitable<Result<ToolResult>> execute(const json& arguments,
+                                                     ToolContext& context) override {
+    const auto& limits = context.limits;
+    auto timeout = std::chrono::seconds(
+        arguments.value("timeout", static_cast<long long>(limits.bash_timeout.count())));
+    timeout = std::clamp(timeout, std::chrono::seconds(1), limits.bash_timeout_max);
+
+    proc::RunOptions options;
+    options.spawn.argv = {"bash", "-c", arguments.at("command").get<std::string>()};
+    options.spawn.cwd = context.cwd;
+    options.spawn.stderr_mode = proc::StderrMode::merge;  // in order, as in a terminal
+    options.timeout = timeout;
+    options.capture_limit = std::min(limits.process_capture, limits.tool_output);
+    options.kill_grace = limits.kill_grace;
+    auto run = co_await proc::run(std::move(options));
+    if (!run) {
+      // Not the command's fault, but the model should hear why nothing ran.
+      co_return ToolResult::error(fmt::format("Could not start bash: {}", run.error().message));
+    }
+    const auto& result = *run;
+
+    std::string output = text::valid_utf8(result.out.text);
+    if (output.empty()) output = "(no output)";
+    if (!output.ends_with('\n')) output += '\n';
+    if (result.out.truncated()) {
+      output += fmt::format("[output truncated: {} of {} bytes omitted from the middle]\n",
+                            result.out.omitted_bytes, result.out.total_bytes);
+    }
+    output += status_line(result, timeout);
+    json details{{"exit_code", result.status.signal == 0 ? json(result.status.code) : json()},
+                 {"signal", result.status.signal == 0 ? json() : json(result.status.signal)},
+                 {"timed_out", result.timed_out},
+                 {"cancelled", result.cancelled},
+                 {"duration_ms",
+                  std::chrono::duration_cast<std::chrono::milliseconds>(result.duration).count()},
+                 {"output_bytes", result.out.total_bytes},
+                 {"omitted_bytes", result.out.omitted_bytes}};
+    const bool failed = !result.status.success() || result.timed_out || result.cancelled;
+    co_return failed ? ToolResult::error(std::move(output), std::move(details))
+                     : ToolResult::text(std::move(output), std::move(details));
+  }
+
+ private:
+  ToolSpec spec_{.name = "bash",
+                 .description =
+                     "Run a bash command in the working folder. Returns stdout and "
+                     "stderr interleaved, then the exit status; long output keeps "
+                     "its head and tail.",
+                 .parameters = {},
+                 .category = Category::shell};
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_bash_tool() { return std::make_unique<BashTool>(); }
+
+}  // namespace ava::tool

@@ -1,0 +1,51 @@
+#include <fmt/format.h>
+
+#include "ava/tool/registry.hpp"
+#include "file_io.hpp"
+
+namespace ava::tool {
+namespace {
+
+using nlohmann::json;
+
+class WriteTool final : public Tool {
+ public:
+  const ToolSpec& spec() const override { return spec_; }
+
+  boost::asio::awaitable<Result<ToolResult>> execute(const json& arguments,
+                                                     ToolContext& context) override {
+    const auto& path_text = arguments.at("path").get_ref<const std::string&>();
+    const auto& content = arguments.at("content").get_ref<const std::string&>();
+    const auto path = file_io::resolve(context, path_text);
+    auto written = file_io::write_file_atomic(path, content);
+    if (!written) {
+      co_return ToolResult::error(
+          fmt::format("Could not write {}: {}", path_text, written.error().message));
+    }
+    co_return ToolResult::text(
+        fmt::format("{} {} ({} bytes).", written->created ? "Created" : "Overwrote", path_text,
+                    content.size()),
+        {{"path", path.string()}, {"bytes", content.size()}, {"created", written->created}});
+  }
+
+ private:
+  ToolSpec spec_{
+      .name = "write",
+      .description = "Create or overwrite a file with the given content. Creates parent folders.",
+      .parameters = json::parse(R"({
+        "type": "object",
+        "properties": {
+          "path": {"type": "string", "description": "File path, relative to the working folder or absolute"},
+          "content": {"type": "string"}
+        },
+        "required": ["path", "content"],
+        "additionalProperties": false
+      })"),
+      .category = Category::fs};
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_write_tool() { return std::make_unique<WriteTool>(); }
+
+}  // namespace ava::tool
