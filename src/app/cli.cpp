@@ -23,6 +23,7 @@ int run_cli(int argc, char** argv) {
 
   CliContext context;
   add_session_commands(cli, context);
+  add_debug_commands(cli, context);
 
   // Logging is set up before any subcommand callback runs.
   cli.parse_complete_callback([&] {

@@ -13,5 +13,6 @@ struct CliContext {
 
 // One function per command file (src/app/cmd_<name>.cpp); cli.cpp calls each.
 void add_session_commands(CLI::App& cli, CliContext& context);
+void add_debug_commands(CLI::App& cli, CliContext& context);
 
 }  // namespace ava::app

@@ -99,6 +99,9 @@ struct Request {
   std::vector<ToolSpec> tools;
   std::optional<std::int64_t> max_output_tokens;
   std::optional<std::int64_t> thinking_budget_tokens;  // extended thinking when set
+  // Anthropic prompt-caching breakpoints on the system prompt, the tools and
+  // the latest message; other providers cache automatically.
+  bool prompt_caching = true;
 };
 
 }  // namespace ava::llm

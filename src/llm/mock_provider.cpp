@@ -1,0 +1,89 @@
+#include "ava/llm/mock_provider.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace ava::llm {
+
+namespace asio = boost::asio;
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+
+}  // namespace
+
+asio::awaitable<Result<Response>> MockProvider::stream(const Request& request, EventSink on_event) {
+  requests_.push_back(request);
+  auto emit = [&](const StreamEvent& event) {
+    if (on_event) on_event(event);
+  };
+  Response response;
+  response.message.role = Role::assistant;
+  if (next_ >= script_.responses.size()) {
+    StreamError error{.kind = ErrorKind::invalid_request, .message = "mock script exhausted"};
+    emit(error);
+    response.error = error;
+    response.stop = Stop{.reason = StopReason::error, .provider_reason = "exhausted"};
+    emit(response.stop);
+    co_return response;
+  }
+  const MockResponse& scripted = script_.responses[next_++];
+  bool has_calls = false;
+  auto executor = co_await asio::this_coro::executor;
+  for (const auto& step : scripted.steps) {
+    if (response.error) break;
+    if (const auto* delay = std::get_if<MockDelay>(&step)) {
+      asio::steady_timer timer(executor, delay->duration);
+      auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      if (ec) co_return fail(ErrorCode::cancelled, "mock stream cancelled");
+      continue;
+    }
+    std::visit(Overloaded{
+                   [&](const TextBlock& text) {
+                     emit(TextDelta{text.text});
+                     response.message.content.emplace_back(text);
+                   },
+                   [&](const ThinkingBlock& thinking) {
+                     emit(ThinkingDelta{thinking.text});
+                     response.message.content.emplace_back(thinking);
+                   },
+                   [&](const ToolCallBlock& call) {
+                     emit(ToolCallStart{.id = call.id, .name = call.name});
+                     emit(ToolCallDelta{.id = call.id, .arguments_fragment = call.arguments});
+                     emit(ToolCallComplete{call});
+                     response.message.content.emplace_back(call);
+                     has_calls = true;
+                   },
+                   [&](const StreamError& error) {
+                     emit(error);
+                     response.error = error;
+                   },
+                   [](const MockDelay&) {},
+               },
+               step);
+  }
+  if (response.error) {
+    // As with real providers, nothing from a failed response gets executed.
+    std::erase_if(response.message.content, [](const ContentBlock& block) {
+      return std::holds_alternative<ToolCallBlock>(block);
+    });
+    response.stop = Stop{.reason = StopReason::error, .provider_reason = "error"};
+  } else if (scripted.stop) {
+    response.stop = *scripted.stop;
+  } else {
+    response.stop = has_calls ? Stop{.reason = StopReason::tool_use, .provider_reason = "tool_use"}
+                              : Stop{.reason = StopReason::end_turn, .provider_reason = "end_turn"};
+  }
+  response.usage = scripted.usage;
+  emit(UsageReport{response.usage});
+  emit(response.stop);
+  co_return response;
+}
+
+}  // namespace ava::llm

@@ -1,0 +1,87 @@
+// ava-fake-provider: a loopback LLM provider for integration tests and demos.
+//
+//   ava-fake-provider --format anthropic|openai|openai-responses
+//                     (--script SCRIPT.json | --fixture BODY.sse) [--tls CERT KEY]
+//
+// Prints its base URL on the first line of stdout, then serves until
+// SIGINT/SIGTERM. Each request gets the next response of the mock script
+// rendered in the wire format (past the end: HTTP 500), or the fixture body
+// byte for byte.
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "support/fake_provider.hpp"
+#include "support/wire_sse.hpp"
+
+namespace {
+
+int usage() {
+  std::fputs(
+      "usage: ava-fake-provider --format anthropic|openai|openai-responses "
+      "(--script FILE | --fixture FILE) [--tls CERT KEY]\n",
+      stderr);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string format;
+  std::string script_path;
+  std::string fixture_path;
+  ava::test::FakeProviderServer::Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--format" && i + 1 < argc) {
+      format = argv[++i];
+    } else if (arg == "--script" && i + 1 < argc) {
+      script_path = argv[++i];
+    } else if (arg == "--fixture" && i + 1 < argc) {
+      fixture_path = argv[++i];
+    } else if (arg == "--tls" && i + 2 < argc) {
+      options.tls = true;
+      options.certificate_chain = argv[++i];
+      options.private_key = argv[++i];
+    } else {
+      return usage();
+    }
+  }
+  auto api = ava::llm::parse_wire_api(format);
+  if (!api || script_path.empty() == fixture_path.empty()) return usage();
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before the server thread starts
+
+  auto server = ava::test::FakeProviderServer::start(options);
+  if (!fixture_path.empty()) {
+    std::ifstream in(fixture_path, std::ios::binary);
+    std::ostringstream body;
+    body << in.rdbuf();
+    auto chunks = ava::test::chunks_per_event(body.str());
+    server->set_fallback([chunks](const ava::test::RecordedRequest&) {
+      return ava::test::FakeReply{.chunks = chunks};
+    });
+  } else {
+    auto script = ava::llm::load_mock_script(script_path);
+    if (!script) {
+      std::fprintf(stderr, "ava-fake-provider: %s\n", script.error().message.c_str());
+      return 1;
+    }
+    for (const auto& response : script->responses) {
+      server->enqueue(ava::test::FakeReply{
+          .chunks = ava::test::chunks_per_event(ava::test::render_sse(*api, response))});
+    }
+  }
+  std::printf("%s\n", server->base_url().c_str());
+  std::fflush(stdout);
+  int signal = 0;
+  sigwait(&signals, &signal);
+  return 0;
+}
