@@ -84,7 +84,7 @@ TEST_CASE("anthropic tool input fragments are joined and the call completes at b
                                  {"input", json::object()}}))
           .typed(delta(0, {{"type", "input_json_delta"}, {"partial_json", ""}}))
           .typed(delta(0, {{"type", "input_json_delta"}, {"partial_json", "{\"pa"}}))
-          .typed(delta(0, {{"type", "input_json_delta"}, {"partial_json", "th\": \"a.txt\"}"}}))
+          .typed(delta(0, {{"type", "input_json_delta"}, {"partial_json", R"(th": "a.txt"})"}}))
           .typed(block_stop(0))
           .typed(message_delta("tool_use", 9))
           .typed(message_stop())
@@ -108,7 +108,7 @@ TEST_CASE("anthropic tool call still open at max_tokens is not executable", "[an
                                  {"id", "toolu_1"},
                                  {"name", "write"},
                                  {"input", json::object()}}))
-          .typed(delta(0, {{"type", "input_json_delta"}, {"partial_json", "{\"content\": \"lo"}}))
+          .typed(delta(0, {{"type", "input_json_delta"}, {"partial_json", R"({"content": "lo)"}}))
           .typed(message_delta("max_tokens", 4096))
           .typed(message_stop())
           .str());

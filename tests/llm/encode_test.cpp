@@ -26,11 +26,11 @@ llm::Request full_request() {
                   llm::ImageBlock{.media_type = "image/png", .data = "iVBORw0KGgo="}}});
   request.messages.push_back(llm::Message{
       .role = llm::Role::assistant,
-      .content = {llm::ThinkingBlock{.text = "hm", .signature = "sig=="},
-                  llm::ThinkingBlock{.redacted_data = "REDACTED"},
-                  llm::ThinkingBlock{.text = "from elsewhere"}, llm::TextBlock{"Reading."},
-                  llm::ToolCallBlock{
-                      .id = "call_1", .name = "read", .arguments = "{\"path\":\"a.txt\"}"}}});
+      .content = {
+          llm::ThinkingBlock{.text = "hm", .signature = "sig=="},
+          llm::ThinkingBlock{.redacted_data = "REDACTED"},
+          llm::ThinkingBlock{.text = "from elsewhere"}, llm::TextBlock{"Reading."},
+          llm::ToolCallBlock{.id = "call_1", .name = "read", .arguments = R"({"path":"a.txt"})"}}});
   request.messages.push_back(
       llm::Message{.role = llm::Role::tool,
                    .content = {llm::ToolResultBlock{
@@ -109,10 +109,10 @@ TEST_CASE("chat request asks for usage and sends tool calls and tool messages", 
 
 TEST_CASE("responses request replays reasoning and pairs calls with outputs", "[encode]") {
   llm::Request request = full_request();
-  request.messages[1].content.push_back(
+  request.messages[1].content.emplace_back(
       llm::ThinkingBlock{.text = "sum", .encrypted_content = "gAAA", .provider_id = "rs_9"});
   // An interrupted call with no result must not reach the next request.
-  request.messages[1].content.push_back(
+  request.messages[1].content.emplace_back(
       llm::ToolCallBlock{.id = "call_orphan", .name = "read", .arguments = "{}"});
   json body = json::parse(llm::encode_responses_request(request));
   CHECK(body["store"] == false);

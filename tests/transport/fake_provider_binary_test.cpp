@@ -4,10 +4,10 @@
 
 #include <catch2/catch.hpp>
 
-#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <cstdio>
 #include <fstream>
