@@ -5,17 +5,13 @@
 #include "session/content_codec.hpp"
 #include "session/field_reader.hpp"
 #include "session/json_writer.hpp"
+#include "session/overload.hpp"
 
 namespace ava::session {
 
 namespace {
 
 using nlohmann::json;
-
-template <class... Ts>
-struct Overload : Ts... {
-  using Ts::operator()...;
-};
 
 constexpr std::pair<EndReason, std::string_view> kEndReasons[] = {
     {EndReason::completed, "completed"},

@@ -1,5 +1,7 @@
 #include "session/content_codec.hpp"
 
+#include "session/overload.hpp"
+
 #include <fmt/format.h>
 
 namespace ava::session {
@@ -9,11 +11,6 @@ namespace {
 void put_if(nlohmann::json& object, const char* key, const std::string& value) {
   if (!value.empty()) object[key] = value;
 }
-
-template <class... Ts>
-struct Overload : Ts... {
-  using Ts::operator()...;
-};
 
 }  // namespace
 

@@ -2,14 +2,11 @@
 
 #include <algorithm>
 
+#include "session/overload.hpp"
+
 namespace ava::session {
 
 namespace {
-
-template <class... Ts>
-struct Overload : Ts... {
-  using Ts::operator()...;
-};
 
 llm::ToolResultBlock to_result_block(const ToolResult& result) {
   return {.call_id = result.call_id,

@@ -75,18 +75,15 @@ Result<std::unique_ptr<LogWriter>> LogWriter::open(const std::filesystem::path& 
   }
   const Seq next = scan->events.empty() ? 1 : scan->events.back().seq + 1;
   std::unique_ptr<LogWriter> writer(new LogWriter(path, fd, options, next));
-  AVA_TRY_VOID(writer->recover(std::move(*scan)));
+  AVA_TRY_VOID(writer->recover(std::move(*scan), *bytes));
   return writer;
 }
 
-Result<void> LogWriter::recover(LogScan scan) {
+Result<void> LogWriter::recover(LogScan scan, std::string_view bytes) {
   std::string torn_name;
   if (scan.torn_tail) {
     const auto& torn = *scan.torn_tail;
-    std::string_view tail_bytes;
-    AVA_TRY(auto bytes, read_fd(fd_));
-    tail_bytes = std::string_view(bytes).substr(torn.offset);
-    AVA_TRY(recovery_.torn_file, save_torn_bytes(path_, tail_bytes));
+    AVA_TRY(recovery_.torn_file, save_torn_bytes(path_, bytes.substr(torn.offset)));
     if (::ftruncate(fd_, static_cast<off_t>(torn.offset)) != 0) {
       return base::fail_errno("truncate torn tail of " + path_.string(), errno);
     }

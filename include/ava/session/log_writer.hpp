@@ -77,7 +77,8 @@ class LogWriter {
 
  private:
   LogWriter(std::filesystem::path path, int fd, const WriterOptions& options, Seq next_seq);
-  Result<void> recover(LogScan scan);
+  // `bytes` is the file as scanned; the torn tail is saved from it.
+  Result<void> recover(LogScan scan, std::string_view bytes);
   // Encodes one event into pending_bytes_, bounding its record size; returns
   // the event as stored (truncated if it had to be).
   Result<Event> encode_bounded(Event& event);
