@@ -18,6 +18,7 @@ struct OpenState {
   std::string turn_id;  // empty if no turn is open
   std::optional<int> step;
   std::vector<OpenCall> calls;  // tool calls without a result, in call order
+  bool paused = false;          // a pause is in force (paused, not resumed)
 };
 
 OpenState open_state(const std::vector<Event>& events) {
@@ -42,6 +43,10 @@ OpenState open_state(const std::vector<Event>& events) {
     } else if (const auto* result = std::get_if<ToolResult>(&event.body)) {
       std::erase_if(state.calls,
                     [&](const OpenCall& call) { return call.call_id == result->call_id; });
+    } else if (std::holds_alternative<Paused>(event.body)) {
+      state.paused = true;
+    } else if (std::holds_alternative<Resumed>(event.body)) {
+      state.paused = false;
     }
   }
   return state;
@@ -79,7 +84,10 @@ std::vector<EventBody> plan_closers(const std::vector<Event>& events,
         StepEnded{.turn_id = state.turn_id, .step = *state.step, .reason = EndReason::interrupted});
     notes.push_back(fmt::format("closed step {} of turn {}", *state.step, state.turn_id));
   }
-  if (!state.turn_id.empty()) {
+  // A turn paused at a complete step boundary is not broken: it stays open
+  // and continues when the session is resumed.
+  const bool paused_at_boundary = state.paused && !state.step && state.calls.empty();
+  if (!state.turn_id.empty() && !paused_at_boundary) {
     closers.emplace_back(TurnEnded{.turn_id = state.turn_id,
                                    .reason = EndReason::interrupted,
                                    .message = "the process stopped during this turn"});

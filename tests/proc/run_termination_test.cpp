@@ -99,3 +99,26 @@ TEST_CASE("cancellation ends the process group and is reported", "[proc][run]") 
   CHECK(ava::test::wait_gone(grandchild));
   CHECK(ava::test::process_gone(result.pid));
 }
+
+TEST_CASE("cancellation that arrives as the process starts is reported, not fatal", "[proc][run]") {
+  // The stdin feeder and the stderr reader have nothing to do and finish at
+  // once; a cancellation already pending then must not escape Asio's co_spawn.
+  auto options = shell("sleep 100");
+  options.kill_grace = 200ms;
+  boost::asio::io_context context;
+  boost::asio::cancellation_signal cancel;
+  std::optional<ava::Result<RunResult>> outcome;
+  boost::asio::co_spawn(context, ava::proc::run(options),
+                        boost::asio::bind_cancellation_slot(
+                            cancel.slot(), [&](const std::exception_ptr& error, auto result) {
+                              if (error) std::rethrow_exception(error);
+                              outcome = std::move(result);
+                            }));
+  // Run until the child is spawned and the readers are queued, then cancel.
+  context.poll();
+  cancel.emit(boost::asio::cancellation_type::terminal);
+  context.run_for(30s);
+  REQUIRE(outcome.has_value());
+  REQUIRE(outcome->has_value());
+  CHECK((*outcome)->cancelled);
+}

@@ -117,6 +117,27 @@ TEST_CASE("recovery closes open calls, step and turn in order", "[recovery]") {
   CHECK_FALSE((*again)->recovery().repaired());
 }
 
+TEST_CASE("a turn paused at a step boundary is left open for resume", "[recovery]") {
+  std::vector<Event> events;
+  Seq seq = 0;
+  auto add = [&](EventBody body) {
+    events.push_back(Event{.seq = ++seq, .body = std::move(body)});
+  };
+  add(TurnStarted{.turn_id = "t"});
+  add(StepStarted{.turn_id = "t", .step = 1});
+  add(StepEnded{.turn_id = "t", .step = 1});
+  add(Paused{});
+  std::vector<std::string> notes;
+  CHECK(plan_closers(events, notes).empty());
+  CHECK(notes.empty());
+
+  // Resumed, then stopped between steps: no longer paused, so it is closed.
+  add(Resumed{});
+  const auto closers = plan_closers(events, notes);
+  REQUIRE(closers.size() == 1);
+  CHECK(std::get<TurnEnded>(closers[0]).reason == EndReason::interrupted);
+}
+
 TEST_CASE("a corrupt frame in the middle is reported with its offset, not repaired", "[recovery]") {
   TempDir tmp;
   const auto path = tmp.path() / "s.jsonl.zst";

@@ -58,7 +58,7 @@ class HttpProvider final : public Provider {
   boost::asio::awaitable<Result<Response>> stream(const Request& request,
                                                   EventSink on_event) override;
   // Drops the kept-alive connection (agent replaced or shut down).
-  void close() { client_->close(); }
+  void close() override { client_->close(); }
 
  private:
   HttpProvider(HttpProviderConfig config, std::unique_ptr<transport::HttpClient> client)

@@ -31,6 +31,10 @@ class Provider {
 
   virtual boost::asio::awaitable<Result<Response>> stream(const Request& request,
                                                           EventSink on_event) = 0;
+
+  // Releases connections when the agent is replaced or shut down. A later
+  // stream() may reconnect.
+  virtual void close() {}
 };
 
 }  // namespace ava::llm

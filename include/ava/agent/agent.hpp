@@ -1,0 +1,184 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "ava/base/error.hpp"
+#include "ava/base/limits.hpp"
+#include "ava/llm/items.hpp"
+#include "ava/llm/provider.hpp"
+#include "ava/llm/stream.hpp"
+#include "ava/session/event.hpp"
+#include "ava/tool/registry.hpp"
+
+namespace ava::agent {
+
+// The driver's lifecycle. `pausing` and `aborting` last until the running
+// step reaches the point where the request can be honoured.
+enum class DriverState { idle, running, pausing, paused, aborting, closed };
+std::string_view to_string(DriverState state);
+
+// Which model answers; empty fields mean "the configured default".
+struct ModelChoice {
+  std::string provider;
+  std::string model;
+};
+
+// A provider client bound to one model, with what the agent needs to know
+// about that model.
+struct ProviderBinding {
+  std::unique_ptr<llm::Provider> provider;
+  std::string provider_name;
+  std::string model;
+  std::int64_t context_window = 128'000;
+  std::optional<std::int64_t> max_output_tokens;
+};
+
+// Makes provider clients: at creation, for a log's recorded model when it is
+// reopened, and on every model override. The application owns configuration
+// and credentials; the agent only asks.
+using ProviderFactory = std::function<Result<ProviderBinding>(const ModelChoice& choice)>;
+
+struct AgentOptions {
+  ProviderFactory provider_factory;
+  ModelChoice model;          // create: the model to start with; create_at: an override
+  std::filesystem::path cwd;  // create only; a reopened log keeps its recorded cwd
+  std::optional<tool::ToolRegistry> tools;         // default: read, write, edit, bash (+ skill)
+  std::optional<std::string> system_prompt;        // replaces the built prompt entirely
+  std::string append_system_prompt;                // added after the built (or replaced) prompt
+  std::vector<std::filesystem::path> skill_roots;  // folders of <name>/SKILL.md; see prompt.hpp
+  int max_steps = base::Limits::defaults().max_steps_per_turn;
+  double compact_fraction = 0.8;  // compact when a request would exceed this share of the window
+  base::Limits limits = base::Limits::defaults();
+};
+
+// What followup()/steer() return once the input event is durable.
+struct InputReceipt {
+  std::string input_id;
+  session::Seq seq = 0;
+};
+
+// Provider-neutral state for UIs and the API's status route.
+struct Status {
+  DriverState state = DriverState::idle;
+  std::string session_id;
+  std::string provider;
+  std::string model;
+  std::string turn_id;  // empty when no turn is open
+  int step = 0;
+  std::size_t pending_inputs = 0;
+  std::string activity;  // "Running bash", "Editing src/x.cpp"; empty when none
+  llm::Usage usage;      // totals over the whole session
+  session::Seq last_seq = 0;
+  std::string last_error;  // of the last failed turn
+};
+
+// What the next request is built from, without building it.
+struct ContextReport {
+  std::size_t messages = 0;
+  std::int64_t estimated_tokens = 0;  // system + tools + messages
+  std::int64_t context_window = 0;
+  std::size_t system_prompt_chars = 0;
+  std::size_t tool_schema_chars = 0;
+  std::size_t compactions = 0;
+  std::vector<std::string> pending_inputs;
+  std::vector<std::string> unpaired_calls;
+};
+
+// Live, non-durable progress for display: stream deltas, tool activity and
+// state changes. History is the durable events; this is only the present.
+struct StateChanged {
+  DriverState state = DriverState::idle;
+};
+struct StreamProgress {
+  std::string turn_id;
+  int step = 0;
+  llm::StreamEvent event;
+};
+struct ToolActivity {
+  std::string turn_id;
+  std::string call_id;
+  std::string tool_name;
+  std::string label;  // "Running bash: make test"
+  bool finished = false;
+};
+using LiveEvent = std::variant<StateChanged, StreamProgress, ToolActivity>;
+
+using EventCallback = std::function<void(const session::Event&)>;
+using LiveCallback = std::function<void(const LiveEvent&)>;
+
+class AgentCore;
+
+// One conversation: its durable log, its provider client, its tools and the
+// single driver that runs its turns. Every method is thread-safe. Work runs
+// on the executor given at creation; input and control calls return at once
+// (after the input is durable) and the driver picks them up.
+class Agent {
+ public:
+  // A new session whose log is created at `log_path` (it must not exist).
+  static Result<std::unique_ptr<Agent>> create(boost::asio::any_io_executor executor,
+                                               const std::filesystem::path& log_path,
+                                               AgentOptions options);
+  // An existing log: recovered if needed, then continued. Acknowledged input
+  // that no step claimed is run; a turn paused at a step boundary resumes on
+  // resume().
+  static Result<std::unique_ptr<Agent>> create_at(boost::asio::any_io_executor executor,
+                                                  const std::filesystem::path& log_path,
+                                                  AgentOptions options);
+
+  // Aborts running work and closes the log; prefer `co_await close()`, which
+  // waits for the driver to pair every tool call first.
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Input for the next turn / for the running turn's next step. Returns once
+  // the input is durable in the log. A steer with no turn running starts one.
+  Result<InputReceipt> followup(std::string text, std::vector<llm::ImageBlock> attachments = {});
+  Result<InputReceipt> steer(std::string text, std::vector<llm::ImageBlock> attachments = {});
+
+  // Pause takes effect at the next complete step boundary; resume continues
+  // a paused turn or starts pending input. Abort ends the running turn:
+  // streaming stops, the running tool is interrupted, every unfinished call
+  // gets its result, and the turn ends `aborted`. Pending input stays pending.
+  Result<void> pause();
+  Result<void> resume();
+  Result<void> abort();
+  // Switches the model for the next step; the old provider client is closed.
+  Result<void> set_model(const ModelChoice& choice);
+
+  // Durable events, on the writing thread, right after they reached the
+  // kernel. Keep callbacks short; they must not call back into the agent.
+  std::uint64_t subscribe(EventCallback callback);
+  std::uint64_t subscribe_live(LiveCallback callback);
+  void unsubscribe(std::uint64_t id);
+
+  Status status() const;
+  ContextReport context_report() const;
+  // The request the next step would send (compaction not yet applied).
+  llm::Request next_request() const;
+  const std::string& session_id() const;
+  const std::filesystem::path& log_path() const;
+
+  // Completes when the driver is idle (or paused, or closed) with no
+  // runnable input.
+  boost::asio::awaitable<void> wait_idle();
+  // Aborts running work, waits for the driver to finish, closes the provider
+  // client and syncs and closes the log.
+  boost::asio::awaitable<Result<void>> close();
+
+ private:
+  explicit Agent(std::shared_ptr<AgentCore> core);
+  std::shared_ptr<AgentCore> core_;
+};
+
+}  // namespace ava::agent

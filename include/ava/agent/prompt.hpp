@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ava/base/error.hpp"
+#include "ava/tool/tool.hpp"
+
+namespace ava::agent {
+
+// A skill: instructions the model loads on demand. Only the name and the
+// description (from SKILL.md's front matter) go into every request.
+struct Skill {
+  std::string name;
+  std::string description;
+  std::filesystem::path file;  // <root>/<folder>/SKILL.md
+};
+
+// Skills under each root's <folder>/SKILL.md, sorted by name. A later root
+// wins a name clash, so pass the user's folder before the project's. A
+// SKILL.md without a name falls back to its folder's name; one without a
+// description is skipped (the model could not know when to use it).
+std::vector<Skill> discover_skills(const std::vector<std::filesystem::path>& roots);
+
+// AVA_HOME/skills, then <project>/.ava/skills for the project that holds `cwd`
+// (the nearest folder with .git, else cwd itself).
+std::vector<std::filesystem::path> default_skill_roots(const std::filesystem::path& home,
+                                                       const std::filesystem::path& cwd);
+
+// The body of a SKILL.md (front matter removed).
+Result<std::string> load_skill_body(const Skill& skill);
+
+// `skill {name}`: returns the instructions of one discovered skill.
+std::unique_ptr<tool::Tool> make_skill_tool(std::vector<Skill> skills);
+
+// The nearest AGENTS.md walking up from `cwd` (CLAUDE.md in a folder that has
+// no AGENTS.md), cut at `limit` bytes with a marker.
+struct ProjectContext {
+  std::filesystem::path file;
+  std::string text;
+};
+std::optional<ProjectContext> find_project_context(const std::filesystem::path& cwd,
+                                                   std::size_t limit = 32 * 1024);
+
+struct PromptInputs {
+  std::filesystem::path cwd;
+  std::optional<ProjectContext> project;
+  std::vector<Skill> skills;
+};
+
+// The base prompt plus environment, project context and the skill index.
+std::string build_system_prompt(const PromptInputs& inputs);
+
+}  // namespace ava::agent

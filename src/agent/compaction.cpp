@@ -1,0 +1,106 @@
+// Compaction: when the next request would fill too much of the model's
+// context window, the older turns are summarized by the model and a
+// `compacted` event replaces them with the summary in every later request,
+// replay and recovery (session::ContextBuilder applies it).
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "core.hpp"
+
+namespace ava::agent {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// The recent part kept verbatim, as a share of the window.
+constexpr double keep_fraction = 0.25;
+
+constexpr std::string_view summary_system =
+    "You write handoff summaries of coding sessions so that the work can continue without "
+    "the full history.";
+
+constexpr std::string_view summary_instruction =
+    "Summarize the conversation so far so the work can continue without it. Include the "
+    "user's goals and constraints, decisions made, files read or changed (with paths), "
+    "commands run and their outcomes, errors met, the current state and the next steps. "
+    "Be concise and factual. Do not call tools; answer with the summary only.";
+
+// The first message kept: a user message (a turn's or a step's claimed
+// input), so no tool call is separated from its result. The earliest one
+// whose suffix fits the keep budget, else the latest one. 0 when none.
+std::size_t choose_cut(const std::vector<llm::Message>& messages, std::int64_t keep_budget) {
+  std::vector<std::int64_t> suffix(messages.size() + 1, 0);
+  for (std::size_t i = messages.size(); i-- > 0;) {
+    suffix[i] = suffix[i + 1] + estimate_message_tokens(messages[i]);
+  }
+  std::size_t latest = 0;
+  for (std::size_t i = 1; i < messages.size(); ++i) {
+    if (messages[i].role != llm::Role::user) continue;
+    if (suffix[i] <= keep_budget) return i;
+    latest = i;
+  }
+  return latest;
+}
+
+std::string text_of(const llm::Message& message) {
+  std::string text;
+  for (const auto& block : message.content) {
+    if (const auto* part = std::get_if<llm::TextBlock>(&block)) text += part->text;
+  }
+  return text;
+}
+
+}  // namespace
+
+asio::awaitable<void> AgentCore::compact_if_needed(const std::string& turn_id, int step) {
+  llm::Request request;
+  std::vector<session::Seq> seqs;
+  std::int64_t window = 0;
+  {
+    std::lock_guard lock(mutex_);
+    request = build_request(context_.context());
+    seqs = context_.context().message_seqs;
+    window = context_window_;
+  }
+  const std::int64_t tokens = estimate_tokens(request);
+  if (window <= 0 ||
+      static_cast<double>(tokens) <= options_.compact_fraction * static_cast<double>(window)) {
+    co_return;
+  }
+  const auto keep_budget = static_cast<std::int64_t>(keep_fraction * static_cast<double>(window));
+  const std::size_t cut = choose_cut(request.messages, keep_budget);
+  if (cut == 0) co_return;
+
+  llm::Request summarize{.model = request.model,
+                         .system = std::string(summary_system),
+                         .messages = {request.messages.begin(),
+                                      request.messages.begin() + static_cast<std::ptrdiff_t>(cut)},
+                         // Providers want the tools that the history's calls used.
+                         .tools = request.tools,
+                         .max_output_tokens = std::int64_t{8192}};
+  summarize.messages.push_back(llm::Message{
+      .role = llm::Role::user, .content = {llm::TextBlock{std::string(summary_instruction)}}});
+  auto streaming = cancellable(binding_.provider->stream(summarize, {}));
+  Result<llm::Response> result = co_await std::move(streaming);
+  if (!result) co_return;  // cancelled: the step notices the abort
+  std::vector<session::EventBody> events;
+  if (result->usage != llm::Usage{}) {
+    events.emplace_back(session::UsageRecorded{
+        .turn_id = turn_id, .step = step, .model = request.model, .usage = result->usage});
+  }
+  const std::string summary = text_of(result->message);
+  if (result->error || summary.empty()) {
+    spdlog::warn("agent {}: compaction skipped: {}", session_id_,
+                 result->error ? result->error->message : "empty summary");
+  } else {
+    events.emplace_back(session::Compacted{
+        .summary = summary, .first_kept_seq = seqs[cut], .tokens_before = tokens});
+  }
+  if (!events.empty()) (void)append(std::move(events));
+}
+
+}  // namespace ava::agent

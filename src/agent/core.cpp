@@ -1,0 +1,341 @@
+#include "core.hpp"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "ava/agent/prompt.hpp"
+#include "ava/base/id.hpp"
+
+namespace ava::agent {
+
+namespace asio = boost::asio;
+
+AgentCore::AgentCore(asio::any_io_executor executor, AgentOptions options,
+                     std::unique_ptr<session::LogWriter> log)
+    : executor_(executor),
+      strand_(asio::make_strand(executor)),
+      options_(std::move(options)),
+      log_(std::move(log)),
+      session_id_(),
+      wake_timer_(strand_) {}
+
+AgentCore::~AgentCore() {
+  if (binding_.provider) binding_.provider->close();
+}
+
+Result<void> AgentCore::start_new(session::SessionStarted start, ProviderBinding binding) {
+  session_id_ = start.session_id;
+  context_.apply(session::Event{.seq = 1, .ts_ms = 0, .body = std::move(start)});
+  context_window_ = binding.context_window;
+  max_output_tokens_ = binding.max_output_tokens;
+  binding_ = std::move(binding);
+  log_->subscribe([this](const session::Event& event) { on_durable(event); });
+  prepare(options_.cwd);
+  launch();
+  return {};
+}
+
+Result<void> AgentCore::start_existing() {
+  // The open turn's last step, for a turn that was paused at a step boundary.
+  int last_step = 0;
+  for (const auto& event : log_->take_history()) {
+    if (const auto* step = std::get_if<session::StepStarted>(&event.body)) last_step = step->step;
+    context_.apply(event);
+  }
+  log_->subscribe([this](const session::Event& event) { on_durable(event); });
+  const session::Context& context = context_.context();
+  session_id_ = context.session_id;
+
+  ModelChoice choice{.provider = context.provider, .model = context.model};
+  if (!options_.model.provider.empty() || !options_.model.model.empty()) {
+    choice = options_.model;
+  }
+  if (!options_.provider_factory) {
+    return fail(ErrorCode::invalid_argument, "agent options need a provider factory");
+  }
+  AVA_TRY(auto binding, options_.provider_factory(choice));
+  if (!binding.provider) return fail(ErrorCode::internal, "provider factory returned no provider");
+  if (binding.provider_name != context.provider || binding.model != context.model) {
+    AVA_TRY_VOID(
+        append({session::ModelChanged{.provider = binding.provider_name, .model = binding.model}}));
+  }
+  context_window_ = binding.context_window;
+  max_output_tokens_ = binding.max_output_tokens;
+  binding_ = std::move(binding);
+
+  if (context.paused) {
+    pause_requested_ = true;
+    state_ = DriverState::paused;
+    if (!context.open_turn.empty() && !context.open_step) {
+      paused_turn_ =
+          TurnPlan{.turn_id = context.open_turn, .next_step = last_step + 1, .is_new = false};
+    }
+  }
+  prepare(context.cwd);
+  launch();
+  return {};
+}
+
+void AgentCore::prepare(const std::filesystem::path& cwd) {
+  tools_ = options_.tools ? std::move(*options_.tools) : tool::default_tools();
+  options_.tools.reset();
+  auto skills = discover_skills(options_.skill_roots);
+  if (!skills.empty() && !tools_.find("skill")) tools_.add(make_skill_tool(skills));
+  if (options_.system_prompt) {
+    system_prompt_ = *options_.system_prompt;
+  } else {
+    system_prompt_ = build_system_prompt(
+        {.cwd = cwd, .project = find_project_context(cwd), .skills = std::move(skills)});
+  }
+  if (!options_.append_system_prompt.empty()) {
+    if (!system_prompt_.empty()) system_prompt_ += "\n\n";
+    system_prompt_ += options_.append_system_prompt;
+  }
+  tool_context_ = tool::ToolContext{.cwd = cwd, .limits = options_.limits, .executor = strand_};
+}
+
+void AgentCore::launch() {
+  auto self = shared_from_this();
+  asio::co_spawn(
+      strand_, [self]() { return self->drive(); },
+      [self](const std::exception_ptr& failure) {
+        if (!failure) return;
+        try {
+          std::rethrow_exception(failure);
+        } catch (const std::exception& error) {
+          spdlog::error("agent {}: driver stopped: {}", self->session_id_, error.what());
+        }
+        std::lock_guard lock(self->mutex_);
+        self->driver_done_ = true;
+        self->state_ = DriverState::closed;
+      });
+}
+
+void AgentCore::on_durable(const session::Event& event) {
+  std::lock_guard lock(mutex_);
+  context_.apply(event);
+  if (std::holds_alternative<session::Compacted>(event.body)) ++compactions_;
+}
+
+Result<session::Seq> AgentCore::append(std::vector<session::EventBody> bodies) {
+  return log_->append_batch(std::move(bodies));
+}
+
+void AgentCore::emit_live(const LiveEvent& event) {
+  std::vector<LiveCallback> callbacks;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, callback] : live_subscribers_) callbacks.push_back(callback);
+  }
+  for (const auto& callback : callbacks) callback(event);
+}
+
+std::uint64_t AgentCore::subscribe(EventCallback callback) {
+  return log_->subscribe(std::move(callback));
+}
+
+std::uint64_t AgentCore::subscribe_live(LiveCallback callback) {
+  std::lock_guard lock(mutex_);
+  const auto id = next_live_id_++;
+  live_subscribers_.emplace(id, std::move(callback));
+  return id;
+}
+
+void AgentCore::unsubscribe(std::uint64_t id) {
+  {
+    std::lock_guard lock(mutex_);
+    if (live_subscribers_.erase(id) > 0) return;
+  }
+  log_->unsubscribe(id);
+}
+
+Result<InputReceipt> AgentCore::acknowledge(session::InputKind kind, std::string text,
+                                            std::vector<llm::ImageBlock> attachments) {
+  if (text.empty() && attachments.empty()) {
+    return fail(ErrorCode::invalid_argument, "input has neither text nor attachments");
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
+  }
+  InputReceipt receipt{.input_id = base::new_id()};
+  {
+    // The gate: a claim never runs between this append and the pending
+    // queue seeing it (on_durable applies it before append returns).
+    std::lock_guard gate(gate_);
+    AVA_TRY(receipt.seq,
+            append({session::InputAcknowledged{.input_id = receipt.input_id,
+                                               .kind = kind,
+                                               .text = std::move(text),
+                                               .attachments = std::move(attachments)}}));
+  }
+  {
+    std::lock_guard lock(mutex_);
+    held_ = false;
+  }
+  notify();
+  return receipt;
+}
+
+Result<void> AgentCore::request_pause() {
+  std::lock_guard lock(mutex_);
+  if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
+  pause_requested_ = true;
+  if (state_ == DriverState::running) state_ = DriverState::pausing;
+  wake_pending_ = true;
+  asio::post(strand_, [self = shared_from_this()] { self->wake_timer_.cancel(); });
+  return {};
+}
+
+Result<void> AgentCore::request_resume() {
+  {
+    std::lock_guard lock(mutex_);
+    if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
+    pause_requested_ = false;
+    held_ = false;
+    if (state_ == DriverState::pausing) state_ = DriverState::running;
+  }
+  notify();
+  return {};
+}
+
+Result<void> AgentCore::request_abort() {
+  {
+    std::lock_guard lock(mutex_);
+    if (close_requested_ && driver_done_) return fail(ErrorCode::conflict, "the agent is closed");
+    const bool running = state_ == DriverState::running || state_ == DriverState::pausing ||
+                         state_ == DriverState::aborting;
+    if (!running && !paused_turn_) return {};  // nothing to abort
+    abort_requested_ = true;
+    if (running) state_ = DriverState::aborting;
+  }
+  asio::post(strand_, [self = shared_from_this()] {
+    self->cancel_.emit(asio::cancellation_type::terminal);
+    self->wake_timer_.cancel();
+  });
+  notify();
+  return {};
+}
+
+Result<void> AgentCore::set_model(const ModelChoice& choice) {
+  {
+    std::lock_guard lock(mutex_);
+    if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
+  }
+  AVA_TRY(auto binding, options_.provider_factory(choice));
+  if (!binding.provider) return fail(ErrorCode::internal, "provider factory returned no provider");
+  AVA_TRY_VOID(
+      append({session::ModelChanged{.provider = binding.provider_name, .model = binding.model}}));
+  std::lock_guard lock(mutex_);
+  context_window_ = binding.context_window;
+  max_output_tokens_ = binding.max_output_tokens;
+  if (next_binding_ && next_binding_->provider) next_binding_->provider->close();
+  next_binding_ = std::move(binding);
+  return {};
+}
+
+void AgentCore::swap_provider_if_requested() {
+  std::optional<ProviderBinding> next;
+  {
+    std::lock_guard lock(mutex_);
+    next.swap(next_binding_);
+  }
+  if (!next) return;
+  if (binding_.provider) binding_.provider->close();
+  binding_ = std::move(*next);
+}
+
+void AgentCore::request_close() {
+  {
+    std::lock_guard lock(mutex_);
+    if (close_requested_) return;
+    close_requested_ = true;
+    if (state_ == DriverState::running || state_ == DriverState::pausing) {
+      state_ = DriverState::aborting;
+    }
+    abort_requested_ = true;
+  }
+  asio::post(strand_, [self = shared_from_this()] {
+    self->cancel_.emit(asio::cancellation_type::terminal);
+  });
+  notify();
+}
+
+void AgentCore::notify() {
+  {
+    std::lock_guard lock(mutex_);
+    wake_pending_ = true;
+  }
+  asio::post(strand_, [self = shared_from_this()] { self->wake_timer_.cancel(); });
+}
+
+void AgentCore::notify_waiters() {
+  for (auto* timer : idle_waiters_) timer->cancel();
+}
+
+Status AgentCore::status() const {
+  std::lock_guard lock(mutex_);
+  const auto& context = context_.context();
+  return Status{.state = state_,
+                .session_id = session_id_,
+                .provider = context.provider,
+                .model = context.model,
+                .turn_id = context.open_turn,
+                .step = context.open_step.value_or(0),
+                .pending_inputs = context.pending.size(),
+                .activity = activity_,
+                .usage = context.usage,
+                .last_seq = context.last_seq,
+                .last_error = last_error_};
+}
+
+asio::awaitable<void> AgentCore::wait_idle() {
+  auto self = shared_from_this();
+  auto wait = [self]() -> asio::awaitable<void> {
+    for (;;) {
+      {
+        std::lock_guard lock(self->mutex_);
+        const bool runnable = !self->context_.context().pending.empty() && !self->held_;
+        // Paused counts only while the pause still stands (not after a
+        // resume the driver has yet to see).
+        const bool paused = self->state_ == DriverState::paused && self->pause_requested_;
+        const bool idle = self->state_ == DriverState::idle && !runnable && !self->wake_pending_;
+        if (self->driver_done_ || paused || idle) {
+          co_return;
+        }
+      }
+      asio::steady_timer timer(self->strand_, asio::steady_timer::time_point::max());
+      self->idle_waiters_.push_back(&timer);
+      co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      std::erase(self->idle_waiters_, &timer);
+    }
+  };
+  auto waiting = asio::co_spawn(strand_, wait(), asio::use_awaitable);
+  co_await std::move(waiting);
+}
+
+asio::awaitable<Result<void>> AgentCore::close() {
+  auto self = shared_from_this();
+  request_close();
+  auto wait = [self]() -> asio::awaitable<void> {
+    for (;;) {
+      {
+        std::lock_guard lock(self->mutex_);
+        if (self->driver_done_) co_return;
+      }
+      asio::steady_timer timer(self->strand_, asio::steady_timer::time_point::max());
+      self->idle_waiters_.push_back(&timer);
+      co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      std::erase(self->idle_waiters_, &timer);
+    }
+  };
+  auto waiting = asio::co_spawn(strand_, wait(), asio::use_awaitable);
+  co_await std::move(waiting);
+  if (binding_.provider) binding_.provider->close();
+  co_return log_->close();
+}
+
+}  // namespace ava::agent

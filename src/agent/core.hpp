@@ -1,0 +1,181 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "ava/agent/agent.hpp"
+#include "ava/session/context.hpp"
+#include "ava/session/log_writer.hpp"
+
+namespace ava::agent {
+
+// A turn the driver will run next: a new one (its first step claims input)
+// or one that was paused at a step boundary and continues at `next_step`.
+struct TurnPlan {
+  std::string turn_id;
+  int next_step = 1;
+  bool is_new = true;
+};
+
+enum class StepOutcome { tool_calls, final_answer, aborted, failed };
+
+// Everything behind Agent. The driver coroutine runs on `strand_` and keeps
+// the core alive; API calls come from any thread.
+//
+// Locks: `gate_` serializes acknowledging input, claiming it and deciding a
+// turn boundary (the inbox gate). `mutex_` guards the rest of the shared
+// state. Order: gate_ before mutex_; nothing appends to the log while
+// holding mutex_, because the log's subscriber (on_durable) takes it.
+class AgentCore : public std::enable_shared_from_this<AgentCore> {
+ public:
+  AgentCore(boost::asio::any_io_executor executor, AgentOptions options,
+            std::unique_ptr<session::LogWriter> log);
+  ~AgentCore();
+
+  // A new log (its session_start is `start`) / a reopened one (history,
+  // model override, recorded cwd). Both build prompt and tools and start the
+  // driver.
+  Result<void> start_new(session::SessionStarted start, ProviderBinding binding);
+  Result<void> start_existing();
+
+  Result<InputReceipt> acknowledge(session::InputKind kind, std::string text,
+                                   std::vector<llm::ImageBlock> attachments);
+  Result<void> request_pause();
+  Result<void> request_resume();
+  Result<void> request_abort();
+  Result<void> set_model(const ModelChoice& choice);
+  void request_close();
+
+  std::uint64_t subscribe(EventCallback callback);
+  std::uint64_t subscribe_live(LiveCallback callback);
+  void unsubscribe(std::uint64_t id);
+
+  Status status() const;
+  ContextReport context_report() const;
+  llm::Request next_request() const;
+  const std::string& session_id() const { return session_id_; }
+  const std::filesystem::path& log_path() const { return log_->path(); }
+
+  boost::asio::awaitable<void> wait_idle();
+  boost::asio::awaitable<Result<void>> close();
+
+ private:
+  // driver.cpp
+  boost::asio::awaitable<void> drive();
+  boost::asio::awaitable<std::optional<TurnPlan>> next_turn();
+  boost::asio::awaitable<void> run_turn(TurnPlan plan);
+  boost::asio::awaitable<StepOutcome> run_step(const std::string& turn_id, int step);
+  boost::asio::awaitable<void> wait_for_wake();
+  void end_turn(const std::string& turn_id, session::EndReason reason, std::string message);
+  void close_turn_after_fault(const std::string& message);
+  template <class T>
+  boost::asio::awaitable<Result<T>> cancellable(boost::asio::awaitable<Result<T>> operation);
+  void set_state(DriverState state);
+  void notify();
+  void notify_waiters();
+
+  // inbox.cpp: claims under the gate.
+  std::vector<std::string> claimable(bool first_step) const;
+  Result<void> claim_and_start_step(const TurnPlan& plan, int step);
+  bool steer_pending() const;
+
+  // dispatch.cpp
+  boost::asio::awaitable<bool> run_tools(const std::string& turn_id, int step,
+                                         const std::vector<llm::ToolCallBlock>& calls);
+  boost::asio::awaitable<session::ToolResult> run_tool(const std::string& turn_id, int step,
+                                                       const llm::ToolCallBlock& call);
+
+  // request.cpp / compaction.cpp
+  llm::Request build_request(const session::Context& context) const;
+  boost::asio::awaitable<void> compact_if_needed(const std::string& turn_id, int step);
+
+  void prepare(const std::filesystem::path& cwd);
+  void launch();
+  void on_durable(const session::Event& event);
+  void emit_live(const LiveEvent& event);
+  Result<session::Seq> append(std::vector<session::EventBody> bodies);
+  void swap_provider_if_requested();
+
+  boost::asio::any_io_executor executor_;
+  boost::asio::strand<boost::asio::any_io_executor> strand_;
+  AgentOptions options_;
+  std::unique_ptr<session::LogWriter> log_;
+  std::string session_id_;
+
+  // Driver-only (on the strand).
+  ProviderBinding binding_;
+  tool::ToolRegistry tools_;
+  std::string system_prompt_;
+  tool::ToolContext tool_context_;
+  boost::asio::steady_timer wake_timer_;
+  boost::asio::cancellation_signal cancel_;
+  std::vector<boost::asio::steady_timer*> idle_waiters_;
+  std::optional<TurnPlan> paused_turn_;
+
+  std::mutex gate_;
+  mutable std::mutex mutex_;
+  session::ContextBuilder context_;
+  std::size_t compactions_ = 0;
+  DriverState state_ = DriverState::idle;
+  bool wake_pending_ = false;
+  bool pause_requested_ = false;
+  bool abort_requested_ = false;
+  bool close_requested_ = false;
+  bool held_ = false;  // after a failed turn: wait for input or resume()
+  bool driver_done_ = false;
+  std::optional<ProviderBinding> next_binding_;
+  std::string current_turn_;
+  int current_step_ = 0;
+  std::string activity_;
+  std::string last_error_;
+  std::int64_t context_window_ = 0;
+  std::optional<std::int64_t> max_output_tokens_;
+  std::map<std::uint64_t, LiveCallback> live_subscribers_;
+  std::uint64_t next_live_id_ = 1ULL << 62;  // apart from the log's subscriber ids
+};
+
+// Runs a provider or tool operation so that abort() can cancel it: bound to
+// the agent's cancellation signal, with Asio's throw-on-cancel turned off (a
+// cancelled operation returns its own result), and with an exception that
+// escapes the operation (a bug) turned into an internal error.
+template <class T>
+boost::asio::awaitable<Result<T>> guarded(boost::asio::awaitable<Result<T>> operation) {
+  co_await boost::asio::this_coro::throw_if_cancelled(false);
+  try {
+    co_return co_await std::move(operation);
+  } catch (const std::exception& error) {
+    co_return fail(ErrorCode::internal, std::string("unexpected exception: ") + error.what());
+  }
+}
+
+// Helpers shared by the driver files.
+std::vector<llm::ToolCallBlock> tool_calls_of(const llm::Message& message);
+std::string activity_label(const llm::ToolCallBlock& call);
+std::int64_t estimate_tokens(const llm::Request& request);
+std::int64_t estimate_message_tokens(const llm::Message& message);
+std::vector<llm::ToolSpec> to_llm_specs(const tool::ToolRegistry& tools);
+
+template <class T>
+boost::asio::awaitable<Result<T>> AgentCore::cancellable(
+    boost::asio::awaitable<Result<T>> operation) {
+  auto spawned = boost::asio::co_spawn(
+      strand_, guarded(std::move(operation)),
+      boost::asio::bind_cancellation_slot(cancel_.slot(), boost::asio::use_awaitable));
+  co_return co_await std::move(spawned);
+}
+
+}  // namespace ava::agent

@@ -1,0 +1,168 @@
+// Tool dispatch: the calls of one model response run one at a time, in the
+// model's order; every call gets exactly one result, also when aborted.
+
+#include <fmt/format.h>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core.hpp"
+
+namespace ava::agent {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+session::ToolResult error_result(const std::string& turn_id, int step,
+                                 const llm::ToolCallBlock& call, session::ToolStatus status,
+                                 std::string text) {
+  return session::ToolResult{.turn_id = turn_id,
+                             .step = step,
+                             .call_id = call.id,
+                             .tool_name = call.name,
+                             .status = status,
+                             .content = {llm::TextBlock{std::move(text)}},
+                             .details = nullptr};
+}
+
+std::string first_line(const std::string& text, std::size_t limit) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() > limit) line = line.substr(0, limit) + "…";
+  return line;
+}
+
+}  // namespace
+
+std::vector<llm::ToolCallBlock> tool_calls_of(const llm::Message& message) {
+  std::vector<llm::ToolCallBlock> calls;
+  for (const auto& block : message.content) {
+    if (const auto* call = std::get_if<llm::ToolCallBlock>(&block)) calls.push_back(*call);
+  }
+  return calls;
+}
+
+std::string activity_label(const llm::ToolCallBlock& call) {
+  const json arguments = json::parse(call.arguments, nullptr, false);
+  auto field = [&](const char* name) -> std::string {
+    if (!arguments.is_object()) return {};
+    const auto it = arguments.find(name);
+    return it != arguments.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (call.name == "bash") return "Running bash: " + first_line(field("command"), 80);
+  if (call.name == "edit") return "Editing " + field("path");
+  if (call.name == "write") return "Writing " + field("path");
+  if (call.name == "read") return "Reading " + field("path");
+  if (call.name == "skill") return "Loading skill " + field("name");
+  if (call.name.starts_with("mcp__")) {
+    const auto rest = call.name.substr(5);
+    const auto split = rest.find("__");
+    if (split != std::string::npos) {
+      return fmt::format("Calling {} on {}", rest.substr(split + 2), rest.substr(0, split));
+    }
+  }
+  return "Running " + call.name;
+}
+
+asio::awaitable<bool> AgentCore::run_tools(const std::string& turn_id, int step,
+                                           const std::vector<llm::ToolCallBlock>& calls) {
+  bool aborted = false;
+  for (const auto& call : calls) {
+    if (!aborted) {
+      std::lock_guard lock(mutex_);
+      aborted = abort_requested_;
+    }
+    // (Not a conditional expression: g++ 12 mishandles co_await inside one.)
+    session::ToolResult result;
+    if (aborted) {
+      result = error_result(turn_id, step, call, session::ToolStatus::skipped,
+                            "Skipped: the user aborted the turn before this tool call started.");
+    } else {
+      result = co_await run_tool(turn_id, step, call);
+    }
+    if (result.status == session::ToolStatus::interrupted) aborted = true;
+    if (auto appended = append({std::move(result)}); !appended) co_return false;
+  }
+  co_return !aborted;
+}
+
+asio::awaitable<session::ToolResult> AgentCore::run_tool(const std::string& turn_id, int step,
+                                                         const llm::ToolCallBlock& call) {
+  const std::string label = activity_label(call);
+  {
+    std::lock_guard lock(mutex_);
+    activity_ = label;
+  }
+  emit_live(
+      ToolActivity{.turn_id = turn_id, .call_id = call.id, .tool_name = call.name, .label = label});
+  auto finish = [&](session::ToolResult result) {
+    {
+      std::lock_guard lock(mutex_);
+      activity_.clear();
+    }
+    emit_live(ToolActivity{.turn_id = turn_id,
+                           .call_id = call.id,
+                           .tool_name = call.name,
+                           .label = label,
+                           .finished = true});
+    return result;
+  };
+
+  tool::Tool* tool = tools_.find(call.name);
+  if (!tool) {
+    std::string names;
+    for (const auto& known : tools_.tools()) {
+      names += (names.empty() ? "" : ", ") + known->spec().name;
+    }
+    co_return finish(
+        error_result(turn_id, step, call, session::ToolStatus::error,
+                     fmt::format("Unknown tool {}. Available tools: {}.", call.name, names)));
+  }
+  json arguments =
+      json::parse(call.arguments.empty() ? std::string("{}") : call.arguments, nullptr, false);
+  if (arguments.is_discarded() || !arguments.is_object()) {
+    co_return finish(error_result(turn_id, step, call, session::ToolStatus::error,
+                                  fmt::format("The arguments of {} are not a JSON object: {}",
+                                              call.name, first_line(call.arguments, 200))));
+  }
+
+  auto invoking = cancellable(tool::invoke(*tool, arguments, tool_context_));
+  Result<tool::ToolResult> outcome = co_await std::move(invoking);
+  bool interrupted = false;
+  {
+    std::lock_guard lock(mutex_);
+    interrupted = abort_requested_;
+  }
+
+  if (!outcome) {
+    const auto status = interrupted ? session::ToolStatus::interrupted : session::ToolStatus::error;
+    co_return finish(
+        error_result(turn_id, step, call, status,
+                     fmt::format("{} failed: {}", call.name, outcome.error().message)));
+  }
+  session::ToolResult result{
+      .turn_id = turn_id,
+      .step = step,
+      .call_id = call.id,
+      .tool_name = call.name,
+      .status = outcome->is_error ? session::ToolStatus::error : session::ToolStatus::ok,
+      .details = outcome->details.empty() ? json() : outcome->details};
+  for (auto& block : outcome->content) {
+    if (auto* text = std::get_if<tool::TextContent>(&block)) {
+      result.content.emplace_back(llm::TextBlock{std::move(text->text)});
+    } else if (auto* image = std::get_if<tool::ImageContent>(&block)) {
+      result.content.emplace_back(
+          llm::ImageBlock{.media_type = image->media_type, .data = std::move(image->data_base64)});
+    }
+  }
+  if (interrupted) {
+    result.status = session::ToolStatus::interrupted;
+    result.content.emplace_back(
+        llm::TextBlock{"[Interrupted: the user aborted the turn while this tool was running.]"});
+  }
+  co_return finish(std::move(result));
+}
+
+}  // namespace ava::agent

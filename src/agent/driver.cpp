@@ -1,0 +1,348 @@
+// The driver: one coroutine per agent, on the agent's strand, that turns
+// acknowledged input into turns of provider steps and tool calls.
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "ava/base/id.hpp"
+#include "ava/llm/event_json.hpp"
+#include "core.hpp"
+
+namespace ava::agent {
+
+namespace asio = boost::asio;
+using session::EndReason;
+
+asio::awaitable<void> AgentCore::drive() {
+  for (;;) {
+    auto plan = co_await next_turn();
+    if (!plan) break;
+    std::string fault;
+    try {
+      co_await run_turn(*plan);
+    } catch (const std::exception& error) {
+      fault = error.what();
+    }
+    // A bug escaped the turn: close it so its calls stay paired, then hold.
+    if (!fault.empty()) close_turn_after_fault(fault);
+    // A turn boundary (or a pause): where the log is fsynced, without
+    // holding the gate, so acknowledgements never wait for the disk.
+    if (auto synced = log_->sync(); !synced) {
+      spdlog::error("agent {}: cannot sync the log: {}", session_id_, synced.error().message);
+    }
+  }
+  {
+    std::lock_guard lock(mutex_);
+    driver_done_ = true;
+    state_ = DriverState::closed;
+  }
+  notify_waiters();
+  emit_live(StateChanged{DriverState::closed});
+}
+
+void AgentCore::set_state(DriverState state) {
+  {
+    std::lock_guard lock(mutex_);
+    if (state_ == state) return;
+    state_ = state;
+  }
+  notify_waiters();
+  emit_live(StateChanged{state});
+}
+
+asio::awaitable<void> AgentCore::wait_for_wake() {
+  {
+    std::lock_guard lock(mutex_);
+    if (wake_pending_) {
+      wake_pending_ = false;
+      co_return;
+    }
+  }
+  // notify() sets the flag, then cancels this timer on the strand; checking
+  // the flag and starting the wait happen without a suspension between them,
+  // so no wake-up is lost.
+  wake_timer_.expires_at(asio::steady_timer::time_point::max());
+  co_await wake_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+  std::lock_guard lock(mutex_);
+  wake_pending_ = false;
+}
+
+// Decides what runs next, or that the driver stops (nullopt: closing).
+asio::awaitable<std::optional<TurnPlan>> AgentCore::next_turn() {
+  for (;;) {
+    swap_provider_if_requested();
+    bool closing = false;
+    bool pausing = false;
+    bool aborting = false;
+    bool log_paused = false;
+    {
+      std::lock_guard lock(mutex_);
+      closing = close_requested_;
+      pausing = pause_requested_;
+      aborting = abort_requested_;
+      log_paused = context_.context().paused;
+    }
+    // A turn paused at a step boundary stays open on close: reopening the
+    // log resumes it.
+    if (closing) co_return std::nullopt;
+    if (aborting) {
+      if (paused_turn_) {
+        end_turn(paused_turn_->turn_id, EndReason::aborted, "aborted while paused");
+        paused_turn_.reset();
+      }
+      std::lock_guard lock(mutex_);
+      abort_requested_ = false;
+      continue;
+    }
+    if (pausing) {
+      if (!log_paused) (void)append({session::Paused{}});
+      set_state(DriverState::paused);
+      co_await wait_for_wake();
+      continue;
+    }
+    if (log_paused) (void)append({session::Resumed{}});
+    if (paused_turn_) {
+      auto plan = std::move(*paused_turn_);
+      paused_turn_.reset();
+      co_return plan;
+    }
+    {
+      std::lock_guard gate(gate_);
+      std::lock_guard lock(mutex_);
+      if (!held_ && !context_.context().pending.empty()) {
+        co_return TurnPlan{.turn_id = base::new_id(), .next_step = 1, .is_new = true};
+      }
+    }
+    set_state(DriverState::idle);
+    co_await wait_for_wake();
+  }
+}
+
+void AgentCore::end_turn(const std::string& turn_id, EndReason reason, std::string message) {
+  if (reason == EndReason::error || reason == EndReason::max_steps) {
+    std::lock_guard lock(mutex_);
+    last_error_ = message;
+  }
+  // The fsync of the turn boundary follows in drive(), outside the gate.
+  auto ended = append(
+      {session::TurnEnded{.turn_id = turn_id, .reason = reason, .message = std::move(message)}});
+  if (!ended) {
+    spdlog::error("agent {}: cannot close turn {}: {}", session_id_, turn_id,
+                  ended.error().message);
+  }
+  std::lock_guard lock(mutex_);
+  abort_requested_ = false;
+  activity_.clear();
+  if (reason == EndReason::error) held_ = true;
+}
+
+void AgentCore::close_turn_after_fault(const std::string& message) {
+  spdlog::error("agent {}: turn failed: {}", session_id_, message);
+  std::vector<session::EventBody> closers;
+  std::string turn_id;
+  {
+    std::lock_guard lock(mutex_);
+    const auto& context = context_.context();
+    turn_id = context.open_turn;
+    for (const auto& call_id : context.unpaired_calls) {
+      closers.emplace_back(session::ToolResult{
+          .turn_id = turn_id,
+          .step = context.open_step.value_or(0),
+          .call_id = call_id,
+          .status = session::ToolStatus::interrupted,
+          .content = {llm::TextBlock{"Interrupted: Ava failed internally during this turn."}}});
+    }
+    if (context.open_step) {
+      closers.emplace_back(session::StepEnded{
+          .turn_id = turn_id, .step = *context.open_step, .reason = EndReason::error});
+    }
+    held_ = true;
+    last_error_ = message;
+  }
+  closers.emplace_back(
+      session::ErrorOccurred{.turn_id = turn_id, .code = "internal", .message = message});
+  (void)append(std::move(closers));
+  if (!turn_id.empty()) end_turn(turn_id, EndReason::error, message);
+}
+
+asio::awaitable<void> AgentCore::run_turn(TurnPlan plan) {
+  bool pausing = false;
+  {
+    std::lock_guard lock(mutex_);
+    last_error_.clear();
+    pausing = pause_requested_;
+  }
+  set_state(pausing ? DriverState::pausing : DriverState::running);
+  for (int step = plan.next_step;; ++step) {
+    bool aborting = false;
+    {
+      std::lock_guard lock(mutex_);
+      aborting = abort_requested_;
+    }
+    if (aborting) {
+      end_turn(plan.turn_id, EndReason::aborted, "aborted by the user");
+      co_return;
+    }
+    if (step > options_.max_steps) {
+      end_turn(plan.turn_id, EndReason::max_steps,
+               fmt::format("stopped after {} steps (the per-turn limit)", options_.max_steps));
+      co_return;
+    }
+    if (auto started = claim_and_start_step(plan, step); !started) {
+      // The log refuses writes: nothing more can be acknowledged or recorded.
+      spdlog::error("agent {}: {}", session_id_, started.error().message);
+      std::lock_guard lock(mutex_);
+      last_error_ = started.error().message;
+      held_ = true;
+      co_return;
+    }
+    const StepOutcome outcome = co_await run_step(plan.turn_id, step);
+    switch (outcome) {
+      case StepOutcome::tool_calls: {
+        std::lock_guard lock(mutex_);
+        if (pause_requested_ && !abort_requested_) {
+          paused_turn_ = TurnPlan{.turn_id = plan.turn_id, .next_step = step + 1, .is_new = false};
+          co_return;
+        }
+        break;
+      }
+      case StepOutcome::final_answer: {
+        // Deciding the turn boundary under the gate: a steer acknowledged
+        // before this point gets another step; one after it starts a turn.
+        std::lock_guard gate(gate_);
+        if (steer_pending()) break;
+        end_turn(plan.turn_id, EndReason::completed, "");
+        co_return;
+      }
+      case StepOutcome::aborted:
+        end_turn(plan.turn_id, EndReason::aborted, "aborted by the user");
+        co_return;
+      case StepOutcome::failed: {
+        std::string message;
+        {
+          std::lock_guard lock(mutex_);
+          message = last_error_;
+        }
+        end_turn(plan.turn_id, EndReason::error, std::move(message));
+        co_return;
+      }
+    }
+  }
+}
+
+asio::awaitable<StepOutcome> AgentCore::run_step(const std::string& turn_id, int step) {
+  swap_provider_if_requested();
+  co_await compact_if_needed(turn_id, step);
+  llm::Request request;
+  bool aborted_before = false;
+  {
+    std::lock_guard lock(mutex_);
+    request = build_request(context_.context());
+    aborted_before = abort_requested_;
+  }
+  if (aborted_before) {
+    (void)append(
+        {session::StepEnded{.turn_id = turn_id, .step = step, .reason = EndReason::aborted}});
+    co_return StepOutcome::aborted;
+  }
+  std::string partial_text;
+  llm::EventSink sink = [&](const llm::StreamEvent& event) {
+    if (const auto* text = std::get_if<llm::TextDelta>(&event)) partial_text += text->text;
+    emit_live(StreamProgress{.turn_id = turn_id, .step = step, .event = event});
+  };
+  auto streaming = cancellable(binding_.provider->stream(request, sink));
+  Result<llm::Response> result = co_await std::move(streaming);
+  bool aborted = false;
+  {
+    std::lock_guard lock(mutex_);
+    aborted = abort_requested_;
+  }
+
+  if (!result) {
+    const Error& error = result.error();
+    if (aborted || error.code == ErrorCode::cancelled) {
+      // Keep what the user already saw; an unfinished tool call is not kept.
+      std::vector<session::EventBody> closing;
+      if (!partial_text.empty()) {
+        closing.emplace_back(session::AssistantMessage{
+            .turn_id = turn_id, .step = step, .content = {llm::TextBlock{partial_text}}});
+      }
+      closing.emplace_back(session::StepEnded{.turn_id = turn_id,
+                                              .step = step,
+                                              .reason = EndReason::aborted,
+                                              .stop_reason = "aborted"});
+      (void)append(std::move(closing));
+      co_return StepOutcome::aborted;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      last_error_ = error.message;
+    }
+    (void)append(
+        {session::ErrorOccurred{.turn_id = turn_id,
+                                .code = std::string(to_string(error.code)),
+                                .message = error.message},
+         session::StepEnded{.turn_id = turn_id, .step = step, .reason = EndReason::error}});
+    co_return StepOutcome::failed;
+  }
+
+  llm::Response& response = *result;
+  const bool billed = response.usage != llm::Usage{};
+  if (response.error) {
+    // Nothing of a failed response enters the context, but its usage was billed.
+    std::vector<session::EventBody> failed;
+    if (billed) {
+      failed.emplace_back(session::UsageRecorded{
+          .turn_id = turn_id, .step = step, .model = request.model, .usage = response.usage});
+    }
+    failed.emplace_back(
+        session::ErrorOccurred{.turn_id = turn_id,
+                               .code = std::string(llm::to_string(response.error->kind)),
+                               .message = response.error->message});
+    failed.emplace_back(session::StepEnded{.turn_id = turn_id,
+                                           .step = step,
+                                           .reason = EndReason::error,
+                                           .stop_reason = response.stop.provider_reason});
+    {
+      std::lock_guard lock(mutex_);
+      last_error_ = fmt::format("{} error: {}", llm::to_string(response.error->kind),
+                                response.error->message);
+    }
+    (void)append(std::move(failed));
+    co_return StepOutcome::failed;
+  }
+
+  const auto calls = tool_calls_of(response.message);
+  std::vector<session::EventBody> answer;
+  if (!response.message.content.empty()) {
+    answer.emplace_back(session::AssistantMessage{
+        .turn_id = turn_id, .step = step, .content = std::move(response.message.content)});
+  }
+  answer.emplace_back(session::UsageRecorded{
+      .turn_id = turn_id, .step = step, .model = request.model, .usage = response.usage});
+  if (calls.empty()) {
+    answer.emplace_back(session::StepEnded{.turn_id = turn_id,
+                                           .step = step,
+                                           .reason = EndReason::completed,
+                                           .stop_reason = response.stop.provider_reason});
+  }
+  if (auto appended = append(std::move(answer)); !appended) {
+    std::lock_guard lock(mutex_);
+    last_error_ = appended.error().message;
+    co_return StepOutcome::failed;
+  }
+  if (calls.empty()) co_return StepOutcome::final_answer;
+
+  const bool completed = co_await run_tools(turn_id, step, calls);
+  (void)append({session::StepEnded{.turn_id = turn_id,
+                                   .step = step,
+                                   .reason = completed ? EndReason::completed : EndReason::aborted,
+                                   .stop_reason = response.stop.provider_reason}});
+  co_return completed ? StepOutcome::tool_calls : StepOutcome::aborted;
+}
+
+}  // namespace ava::agent

@@ -1,0 +1,58 @@
+// The inbox gate's claims. Acknowledgement (AgentCore::acknowledge), the
+// claim below and the turn-boundary decision (run_turn) all hold gate_, so an
+// acknowledged input is claimed exactly once and never lost between the
+// driver's look at the queue and its claim.
+
+#include "core.hpp"
+
+namespace ava::agent {
+
+// Caller holds gate_ (and so sees a stable queue). A turn's first step takes
+// the oldest follow-up; every step takes every pending steer. Ids are in
+// acknowledgement order.
+std::vector<std::string> AgentCore::claimable(bool first_step) const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> ids;
+  bool took_followup = false;
+  for (const auto& input : context_.context().pending) {
+    if (input.kind == session::InputKind::steer) {
+      ids.push_back(input.input_id);
+    } else if (first_step && !took_followup) {
+      ids.push_back(input.input_id);
+      took_followup = true;
+    }
+  }
+  return ids;
+}
+
+bool AgentCore::steer_pending() const {
+  std::lock_guard lock(mutex_);
+  for (const auto& input : context_.context().pending) {
+    if (input.kind == session::InputKind::steer) return true;
+  }
+  return false;
+}
+
+Result<void> AgentCore::claim_and_start_step(const TurnPlan& plan, int step) {
+  const bool first_step = plan.is_new && step == plan.next_step;
+  std::string model;
+  {
+    std::lock_guard lock(mutex_);
+    model = context_.context().model;
+    current_turn_ = plan.turn_id;
+    current_step_ = step;
+  }
+  std::lock_guard gate(gate_);
+  std::vector<session::EventBody> events;
+  if (first_step) events.emplace_back(session::TurnStarted{.turn_id = plan.turn_id});
+  auto ids = claimable(first_step);
+  if (!ids.empty()) {
+    events.emplace_back(
+        session::InputClaimed{.input_ids = std::move(ids), .turn_id = plan.turn_id, .step = step});
+  }
+  events.emplace_back(session::StepStarted{.turn_id = plan.turn_id, .step = step, .model = model});
+  AVA_TRY_VOID(append(std::move(events)));
+  return {};
+}
+
+}  // namespace ava::agent
