@@ -51,7 +51,7 @@ Result<std::unique_ptr<Agent>> Agent::create(boost::asio::any_io_executor execut
   AVA_TRY(auto binding, bind(options, options.model));
   std::error_code ec;
   auto cwd = options.cwd.empty() ? std::filesystem::current_path(ec) : options.cwd;
-  cwd = std::filesystem::absolute(cwd, ec);
+  cwd = std::filesystem::weakly_canonical(std::filesystem::absolute(cwd, ec), ec);
   if (!std::filesystem::is_directory(cwd, ec)) {
     return fail(ErrorCode::not_found, "working directory does not exist: " + cwd.string());
   }

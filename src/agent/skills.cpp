@@ -17,9 +17,9 @@ using nlohmann::json;
 constexpr std::size_t max_skill_file = 256 * 1024;
 
 std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r");
+  const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r");
+  const auto last = text.find_last_not_of(" \t\r\n");
   return text.substr(first, last - first + 1);
 }
 

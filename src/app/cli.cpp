@@ -24,6 +24,8 @@ int run_cli(int argc, char** argv) {
   CliContext context;
   add_session_commands(cli, context);
   add_debug_commands(cli, context);
+  add_models_commands(cli, context);
+  add_prompt_options(cli, context);
 
   // Logging is set up before any subcommand callback runs.
   cli.parse_complete_callback([&] {
@@ -39,7 +41,7 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return cli.exit(e);
   }
-  if (!cli.get_subcommands().empty()) return context.exit_code;
+  if (!cli.get_subcommands().empty() || context.ran) return context.exit_code;
   std::fputs(cli.help().c_str(), stdout);
   return 0;
 }

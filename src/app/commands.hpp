@@ -9,10 +9,14 @@ namespace ava::app {
 // process exit code here. Commands print; the core packages never do.
 struct CliContext {
   int exit_code = 0;
+  bool ran = false;  // a top-level mode (-p) ran instead of a subcommand
 };
 
 // One function per command file (src/app/cmd_<name>.cpp); cli.cpp calls each.
 void add_session_commands(CLI::App& cli, CliContext& context);
 void add_debug_commands(CLI::App& cli, CliContext& context);
+void add_models_commands(CLI::App& cli, CliContext& context);
+// `ava -p`: top-level options rather than a subcommand.
+void add_prompt_options(CLI::App& cli, CliContext& context);
 
 }  // namespace ava::app

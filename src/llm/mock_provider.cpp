@@ -1,5 +1,7 @@
 #include "ava/llm/mock_provider.hpp"
 
+#include <ranges>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -16,6 +18,30 @@ struct Overloaded : Ts... {
   using Ts::operator()...;
 };
 
+// The echo mode's reply: the last user message quoted (cut at a character
+// boundary), or what the last message carried instead.
+std::string echo_text(const Request& request) {
+  constexpr std::size_t quote_limit = 200;
+  for (const Message& message : std::views::reverse(request.messages)) {
+    std::string text;
+    std::size_t results = 0;
+    for (const auto& block : message.content) {
+      if (const auto* part = std::get_if<TextBlock>(&block)) text += part->text;
+      if (std::holds_alternative<ToolResultBlock>(block)) ++results;
+    }
+    if (message.role == Role::user && !text.empty()) {
+      if (text.size() > quote_limit) {
+        std::size_t cut = quote_limit;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+        text = text.substr(0, cut) + "...";
+      }
+      return "mock: you said \"" + text + "\"";
+    }
+    if (results > 0) return "mock: received " + std::to_string(results) + " tool result(s)";
+  }
+  return "mock: no message to answer";
+}
+
 }  // namespace
 
 asio::awaitable<Result<Response>> MockProvider::stream(const Request& request, EventSink on_event) {
@@ -25,6 +51,15 @@ asio::awaitable<Result<Response>> MockProvider::stream(const Request& request, E
   };
   Response response;
   response.message.role = Role::assistant;
+  if (echo_) {
+    TextBlock reply{echo_text(request)};
+    emit(TextDelta{reply.text});
+    response.message.content.emplace_back(std::move(reply));
+    response.stop = Stop{.reason = StopReason::end_turn, .provider_reason = "end_turn"};
+    emit(UsageReport{response.usage});
+    emit(response.stop);
+    co_return response;
+  }
   if (next_ >= script_.responses.size()) {
     StreamError error{.kind = ErrorKind::invalid_request, .message = "mock script exhausted"};
     emit(error);

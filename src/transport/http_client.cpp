@@ -17,6 +17,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include "ava/transport/proxy.hpp"
 #include "ava/transport/url.hpp"
 
 namespace ava::transport {
@@ -70,12 +71,24 @@ Error network_error(const error_code& ec, std::string_view phase, const Url& url
   return Error{ErrorCode::io, fmt::format("{}: {}", where, ec.message())};
 }
 
-// A connection to one origin: plain TCP or TLS over TCP.
+// "host:port" as a CONNECT request names it (the port always written).
+std::string authority(const Url& url) {
+  bool ipv6 = url.host.find(':') != std::string::npos;
+  return ipv6 ? fmt::format("[{}]:{}", url.host, url.port)
+              : fmt::format("{}:{}", url.host, url.port);
+}
+
+// A connection to one origin, perhaps through a proxy: plain TCP, or TLS
+// over TCP (over a CONNECT tunnel when proxied).
 struct Connection {
-  std::string origin;
+  std::string key;  // the origin, plus the proxy it goes through
   std::variant<beast::tcp_stream, beast::ssl_stream<beast::tcp_stream>> stream;
   beast::flat_buffer buffer;
   bool reusable = false;
+  // http:// through a proxy: requests name the whole URL and carry the
+  // proxy's credentials.
+  bool absolute_form = false;
+  std::string proxy_authorization;
 
   beast::tcp_stream& tcp() {
     if (auto* plain = std::get_if<beast::tcp_stream>(&stream)) return *plain;
@@ -86,19 +99,27 @@ struct Connection {
 class BeastHttpClient final : public HttpClient {
  public:
   BeastHttpClient(asio::any_io_executor executor, HttpClientOptions options, ssl::context tls)
-      : executor_(std::move(executor)), options_(std::move(options)), tls_(std::move(tls)) {}
+      : executor_(std::move(executor)),
+        options_(std::move(options)),
+        proxy_(options_.proxy ? *options_.proxy : proxy_config_from_env()),
+        tls_(std::move(tls)) {}
 
   asio::awaitable<Result<HttpResponse>> send(const HttpRequest& request,
                                              const BodyHandler& on_body) override {
     auto url = Url::parse(request.url);
     if (!url) co_return std::unexpected(url.error());
+    auto routed = proxy_for(*url, proxy_);
+    if (!routed) co_return std::unexpected(routed.error());
+    std::optional<ProxyRoute> route = std::move(*routed);
+    std::string key = url->origin();
+    if (route) key += " via " + route->proxy.origin();
     // A kept-alive connection the server has since closed fails before any
     // response byte; such a request is safe to send once more on a new one.
     for (int attempt = 0; attempt < 2; ++attempt) {
-      bool reused = connection_ && connection_->reusable && connection_->origin == url->origin();
+      bool reused = connection_ && connection_->reusable && connection_->key == key;
       if (!reused) {
         connection_.reset();
-        auto connected = co_await connect(*url);
+        auto connected = co_await connect(*url, route, key);
         if (!connected) co_return std::unexpected(connected.error());
         connection_ = std::move(*connected);
       }
@@ -121,21 +142,35 @@ class BeastHttpClient final : public HttpClient {
   void close() override { connection_.reset(); }
 
  private:
-  asio::awaitable<Result<std::unique_ptr<Connection>>> connect(const Url& url) {
+  asio::awaitable<Result<std::unique_ptr<Connection>>> connect(
+      const Url& url, const std::optional<ProxyRoute>& route, const std::string& key) {
+    // With a proxy the TCP connection goes to the proxy; the target's name is
+    // resolved by the proxy, never here.
+    const Url& peer = route ? route->proxy : url;
+    std::string_view phase = route ? "connect to proxy" : "connect";
     tcp::resolver resolver(executor_);
     auto [resolve_ec, endpoints] =
-        co_await resolver.async_resolve(url.host, std::to_string(url.port), no_throw);
-    if (resolve_ec) co_return std::unexpected(network_error(resolve_ec, "resolve", url));
-    auto connection =
-        url.tls()
-            ? std::make_unique<Connection>(
-                  Connection{url.origin(), beast::ssl_stream<beast::tcp_stream>(executor_, tls_)})
-            : std::make_unique<Connection>(Connection{url.origin(), beast::tcp_stream(executor_)});
-    beast::tcp_stream& tcp_layer = connection->tcp();
+        co_await resolver.async_resolve(peer.host, std::to_string(peer.port), no_throw);
+    if (resolve_ec) co_return std::unexpected(network_error(resolve_ec, "resolve", peer));
+    beast::tcp_stream tcp_layer(executor_);
     tcp_layer.expires_after(options_.timeouts.connect);
     auto [connect_ec, endpoint] = co_await tcp_layer.async_connect(endpoints, no_throw);
-    if (connect_ec) co_return std::unexpected(network_error(connect_ec, "connect", url));
+    if (connect_ec) co_return std::unexpected(network_error(connect_ec, phase, peer));
     tcp_layer.socket().set_option(tcp::no_delay(true));
+    if (route && url.tls()) {
+      AVA_CO_TRY_VOID(co_await open_tunnel(tcp_layer, url, *route));
+    }
+    if (!url.tls()) {
+      auto connection =
+          std::make_unique<Connection>(Connection{.key = key, .stream = std::move(tcp_layer)});
+      if (route) {
+        connection->absolute_form = true;
+        connection->proxy_authorization = route->authorization;
+      }
+      co_return connection;
+    }
+    auto connection = std::make_unique<Connection>(Connection{
+        .key = key, .stream = beast::ssl_stream<beast::tcp_stream>(std::move(tcp_layer), tls_)});
     if (auto* tls = std::get_if<beast::ssl_stream<beast::tcp_stream>>(&connection->stream)) {
       // SNI, then verify the chain and that the certificate names this host.
       // SSL_set_tlsext_host_name is a macro with an old-style cast; this is its body.
@@ -145,7 +180,7 @@ class BeastHttpClient final : public HttpClient {
       }
       tls->set_verify_mode(ssl::verify_peer);
       tls->set_verify_callback(ssl::host_name_verification(url.host));
-      tcp_layer.expires_after(options_.timeouts.connect);
+      connection->tcp().expires_after(options_.timeouts.connect);
       auto [handshake_ec] = co_await tls->async_handshake(ssl::stream_base::client, no_throw);
       if (handshake_ec)
         co_return std::unexpected(network_error(handshake_ec, "TLS handshake with", url));
@@ -153,13 +188,51 @@ class BeastHttpClient final : public HttpClient {
     co_return connection;
   }
 
+  // Asks the proxy for a tunnel to the target; TLS to the target then runs
+  // inside it, so the proxy sees only the host name and port.
+  asio::awaitable<Result<void>> open_tunnel(beast::tcp_stream& stream, const Url& url,
+                                            const ProxyRoute& route) {
+    http::request<http::empty_body> connect{http::verb::connect, authority(url), 11};
+    connect.set(http::field::host, authority(url));
+    connect.set(http::field::user_agent, options_.user_agent);
+    if (!route.authorization.empty())
+      connect.set(http::field::proxy_authorization, route.authorization);
+    stream.expires_after(options_.timeouts.connect);
+    auto [write_ec, written] = co_await http::async_write(stream, connect, no_throw);
+    if (write_ec)
+      co_return std::unexpected(network_error(write_ec, "CONNECT through", route.proxy));
+    beast::flat_buffer buffer;
+    http::response_parser<http::empty_body> parser;
+    parser.skip(true);  // a CONNECT reply has no body: the tunnel follows its head
+    parser.header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
+    auto [read_ec, read] = co_await http::async_read_header(stream, buffer, parser, no_throw);
+    if (read_ec)
+      co_return std::unexpected(network_error(read_ec, "CONNECT reply from", route.proxy));
+    auto status = parser.get().result_int();
+    if (status < 200 || status >= 300) {
+      co_return fail(status == 407 ? ErrorCode::permission_denied : ErrorCode::unavailable,
+                     fmt::format("proxy {} refused CONNECT to {}: {} {}", route.display(),
+                                 authority(url), status, std::string(parser.get().reason())));
+    }
+    if (buffer.size() != 0) {
+      co_return fail(ErrorCode::protocol,
+                     fmt::format("proxy {} sent data before the TLS handshake", route.display()));
+    }
+    co_return Result<void>{};
+  }
+
   template <class Stream>
   asio::awaitable<Result<HttpResponse>> exchange(Stream& stream, Connection& connection,
                                                  const Url& url, const HttpRequest& request,
                                                  const BodyHandler& on_body, bool& got_head) {
     beast::tcp_stream& tcp_layer = connection.tcp();
-    http::request<http::string_body> message{http::string_to_verb(request.method), url.target, 11};
+    std::string target = connection.absolute_form
+                             ? fmt::format("{}://{}{}", url.scheme, url.host_header(), url.target)
+                             : url.target;
+    http::request<http::string_body> message{http::string_to_verb(request.method), target, 11};
     message.set(http::field::host, url.host_header());
+    if (!connection.proxy_authorization.empty())
+      message.set(http::field::proxy_authorization, connection.proxy_authorization);
     message.set(http::field::user_agent, options_.user_agent);
     for (const auto& header : request.headers) message.set(header.name, header.value);
     message.body() = request.body;
@@ -215,6 +288,7 @@ class BeastHttpClient final : public HttpClient {
 
   asio::any_io_executor executor_;
   HttpClientOptions options_;
+  ProxyConfig proxy_;  // options_.proxy, or the environment's at creation
   ssl::context tls_;
   std::unique_ptr<Connection> connection_;
 };

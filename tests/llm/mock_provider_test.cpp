@@ -123,3 +123,58 @@ TEST_CASE("mock script errors name the response at fault", "[mock]") {
   CHECK_FALSE(
       llm::parse_mock_script(R"({"responses":[{"steps":[],"stopReason":"nope"}]})").has_value());
 }
+
+namespace {
+
+std::string echo_reply(llm::MockProvider& provider, std::vector<llm::Message> messages,
+                       std::vector<llm::StreamEvent>* events = nullptr) {
+  asio::io_context io;
+  std::optional<ava::Result<llm::Response>> result;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        llm::Request request{.model = "mock", .messages = std::move(messages)};
+        llm::EventSink sink = [&](const llm::StreamEvent& event) {
+          if (events != nullptr) events->push_back(event);
+        };
+        result = co_await provider.stream(request, sink);
+      },
+      asio::detached);
+  io.run();
+  REQUIRE(result.has_value());
+  REQUIRE(result->has_value());
+  REQUIRE((*result)->message.content.size() == 1);
+  CHECK((*result)->stop.reason == llm::StopReason::end_turn);
+  return std::get<llm::TextBlock>((*result)->message.content[0]).text;
+}
+
+llm::Message user(std::string text) {
+  return llm::Message{.role = llm::Role::user, .content = {llm::TextBlock{std::move(text)}}};
+}
+
+}  // namespace
+
+TEST_CASE("mock provider without a script echoes the last user message", "[mock]") {
+  llm::MockProvider provider;
+  std::vector<llm::StreamEvent> events;
+  CHECK(echo_reply(provider, {user("first"), user("second")}, &events) ==
+        "mock: you said \"second\"");
+  REQUIRE(events.size() == 3);
+  CHECK(std::get<llm::TextDelta>(events[0]).text == "mock: you said \"second\"");
+  CHECK(std::holds_alternative<llm::UsageReport>(events[1]));
+  CHECK(std::holds_alternative<llm::Stop>(events[2]));
+
+  // Answers keep coming: echo mode never runs out.
+  llm::Message results{
+      .role = llm::Role::tool,
+      .content = {llm::ToolResultBlock{.call_id = "a"}, llm::ToolResultBlock{.call_id = "b"}}};
+  CHECK(echo_reply(provider, {user("go"), results}) == "mock: received 2 tool result(s)");
+  CHECK(echo_reply(provider, {}) == "mock: no message to answer");
+  CHECK(provider.requests().size() == 3);
+
+  // Long messages are cut, never inside a UTF-8 character.
+  std::string long_text(199, 'a');
+  long_text += "\xC3\xA9 and more";  // é straddles the 200-byte cut
+  CHECK(echo_reply(provider, {user(long_text)}) ==
+        "mock: you said \"" + std::string(199, 'a') + "...\"");
+}

@@ -15,7 +15,7 @@
 #include "ava/transport/http_client.hpp"
 #include "support/fake_provider.hpp"
 #include "support/run_coroutine.hpp"
-#include "support/temp_dir.hpp"
+#include "support/test_pki.hpp"
 
 namespace asio = boost::asio;
 using ava::test::FakeProviderServer;
@@ -201,35 +201,7 @@ TEST_CASE("http client request is cancelled from another coroutine", "[http]") {
   CHECK(result->error().code == ava::ErrorCode::cancelled);
 }
 
-namespace {
-
-// A throwaway CA and a server certificate for DNS:localhost signed by it.
-struct TestPki {
-  ava::test::TempDir dir;
-  std::string ca() const { return (dir.path() / "ca.pem").string(); }
-  std::string cert() const { return (dir.path() / "server.pem").string(); }
-  std::string key() const { return (dir.path() / "server.key").string(); }
-
-  TestPki() {
-    std::string d = dir.path().string();
-    std::string script = fmt::format(
-        "cd '{0}' && "
-        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out "
-        "ca.pem "
-        "-days 2 -subj /CN=ava-test-ca >/dev/null 2>&1 && "
-        "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout server.key -out "
-        "server.csr "
-        "-subj /CN=localhost >/dev/null 2>&1 && "
-        "printf 'subjectAltName=DNS:localhost\\n' > ext.cnf && "
-        "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem "
-        "-days 2 "
-        "-extfile ext.cnf >/dev/null 2>&1",
-        d);
-    REQUIRE(std::system(script.c_str()) == 0);
-  }
-};
-
-}  // namespace
+using ava::test::TestPki;
 
 TEST_CASE("https to a server whose CA comes from SSL_CERT_FILE succeeds", "[http][tls]") {
   TestPki pki;

@@ -36,6 +36,9 @@ Result<MockScript> load_mock_script(const std::filesystem::path& path);
 class MockProvider final : public Provider {
  public:
   explicit MockProvider(MockScript script) : script_(std::move(script)) {}
+  // Echo mode, for trying Ava with nothing set up: every request is answered
+  // with one short text that quotes the last user message, then end_turn.
+  MockProvider() : echo_(true) {}
 
   // Plays the next scripted response; past the end of the script the
   // response is an invalid_request error ("mock script exhausted").
@@ -47,6 +50,7 @@ class MockProvider final : public Provider {
 
  private:
   MockScript script_;
+  bool echo_ = false;
   std::size_t next_ = 0;
   std::vector<Request> requests_;
 };

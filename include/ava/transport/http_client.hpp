@@ -15,6 +15,7 @@
 
 #include "ava/base/error.hpp"
 #include "ava/base/limits.hpp"
+#include "ava/transport/proxy.hpp"
 
 namespace ava::transport {
 
@@ -54,6 +55,10 @@ struct HttpClientOptions {
   std::size_t max_body_bytes = base::Limits::defaults().http_response_body;
   std::size_t max_header_bytes = base::Limits::defaults().http_header_bytes;
   std::string user_agent = "ava";
+  // Proxies for this client. nullopt: read HTTPS_PROXY, HTTP_PROXY and
+  // NO_PROXY from the process environment at create(); an empty config
+  // connects directly.
+  std::optional<ProxyConfig> proxy;
 };
 
 // Receives a 2xx body as it arrives. Returning an error stops the transfer
@@ -62,13 +67,16 @@ using BodyHandler = std::function<Result<void>(std::string_view chunk)>;
 
 // HTTP/1.1 client over Beast and OpenSSL: certificate and host name
 // verification, SNI, one kept-alive connection per origin, timeouts per
-// phase, bounded sizes. Cancel a send() with Asio per-operation cancellation
-// (a cancellation slot bound to the co_spawn / co_await); the result is then
-// ErrorCode::cancelled and the connection is dropped.
+// phase, bounded sizes, HTTP proxies (a CONNECT tunnel for https://, the
+// absolute-form request for http://). Cancel a send() with Asio
+// per-operation cancellation (a cancellation slot bound to the co_spawn /
+// co_await); the result is then ErrorCode::cancelled and the connection is
+// dropped.
 //
 // Errors: timeout (phase named), cancelled, unavailable (DNS, refused),
 // protocol (bad HTTP, TLS or certificate failure), io (reset, closed
-// mid-response), limit_exceeded.
+// mid-response), limit_exceeded, permission_denied (a proxy wants
+// credentials), unsupported (an https:// proxy).
 class HttpClient {
  public:
   static Result<std::unique_ptr<HttpClient>> create(boost::asio::any_io_executor executor,

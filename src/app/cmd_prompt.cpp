@@ -1,0 +1,220 @@
+// `ava -p PROMPT`: one agent, in this process, for one prompt.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+#include <fmt/format.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "app/commands.hpp"
+#include "app/ownership.hpp"
+#include "app/prompt_output.hpp"
+#include "app/providers.hpp"
+#include "app/session_paths.hpp"
+#include "ava/agent/prompt.hpp"
+#include "ava/base/id.hpp"
+#include "ava/llm/catalog.hpp"
+
+namespace ava::app {
+namespace {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+
+constexpr std::size_t max_stdin_prompt = 8 * 1024 * 1024;
+
+struct PromptFlags {
+  bool print = false;  // -p given
+  std::string prompt;
+  std::vector<std::string> words;
+  std::string model;
+  std::string provider;
+  std::string cwd;
+  std::string session;
+  bool continue_latest = false;
+  int max_steps = 0;
+  std::optional<std::string> system_prompt;
+  std::string append_system_prompt;
+  std::string output_format = "text";
+  bool verbose = false;
+};
+
+int fail_with(const std::string& message, int code = 1) {
+  std::fprintf(stderr, "ava: %s\n", message.c_str());
+  return code;
+}
+
+Result<std::string> read_prompt(const PromptFlags& flags) {
+  std::string prompt = flags.prompt;
+  for (const auto& word : flags.words) prompt += (prompt.empty() ? "" : " ") + word;
+  if (prompt.empty() && ::isatty(STDIN_FILENO) == 0) {
+    std::string input(std::istreambuf_iterator<char>(std::cin), {});
+    if (input.size() > max_stdin_prompt) {
+      return fail(ErrorCode::limit_exceeded, "the prompt on stdin is larger than 8 MiB");
+    }
+    prompt = std::move(input);
+  }
+  if (prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return fail(ErrorCode::invalid_argument,
+                "ava -p needs a prompt: ava -p \"what to do\", or pipe it on stdin");
+  }
+  return prompt;
+}
+
+// Which log this run writes: a new one, --session, or --continue.
+Result<fs::path> choose_log(const PromptFlags& flags, const base::Home& home, const fs::path& cwd,
+                            bool& existing) {
+  existing = !flags.session.empty() || flags.continue_latest;
+  if (!flags.session.empty()) return resolve_session(home, flags.session);
+  if (flags.continue_latest) return latest_session_for(home, cwd);
+  AVA_TRY(auto folder, home.ensure_dir("sessions"));
+  return folder / (base::new_id() + ".jsonl.zst");
+}
+
+// An independent CLI must not resume a session that a running backend owns.
+Result<void> check_not_owned(const base::Home& home, const fs::path& log) {
+  if (!in_home_sessions(home, log)) return {};
+  AVA_TRY(auto owner, probe_owner(home));
+  if (!owner) return {};
+  return fail(ErrorCode::conflict,
+              fmt::format("session {} belongs to the Ava server running on this home (pid {}); "
+                          "send input through it, or stop it first (ava backend stop)",
+                          log.filename().string(), owner->pid));
+}
+
+int run_prompt(const PromptFlags& flags) {
+  const auto started = std::chrono::steady_clock::now();
+  auto format = OutputFormat::text;
+  if (flags.output_format == "json") format = OutputFormat::json;
+  if (flags.output_format == "stream-json") format = OutputFormat::stream_json;
+
+  auto prompt = read_prompt(flags);
+  if (!prompt) return fail_with(prompt.error().message, 2);
+  auto home = base::Home::resolve();
+  if (!home) return fail_with(home.error().message);
+  auto loaded = llm::load_settings(*home);
+  if (!loaded) return fail_with(loaded.error().message, 2);
+  auto settings = std::make_shared<const llm::Settings>(std::move(*loaded));
+
+  std::error_code ec;
+  fs::path cwd = flags.cwd.empty() ? fs::current_path(ec) : fs::path(flags.cwd);
+  cwd = fs::weakly_canonical(fs::absolute(cwd, ec), ec);
+  if (!fs::is_directory(cwd, ec)) return fail_with("no such directory: " + cwd.string(), 2);
+
+  bool existing = false;
+  auto log = choose_log(flags, *home, cwd, existing);
+  if (!log) return fail_with(log.error().message, 2);
+  if (existing) {
+    if (auto owned = check_not_owned(*home, *log); !owned) return fail_with(owned.error().message);
+  }
+
+  asio::io_context io;
+  agent::AgentOptions options;
+  options.provider_factory = make_provider_factory(io.get_executor(), settings);
+  options.model = {.provider = flags.provider, .model = flags.model};
+  options.cwd = cwd;
+  options.system_prompt = flags.system_prompt;
+  options.append_system_prompt = flags.append_system_prompt;
+  options.skill_roots = agent::default_skill_roots(home->root(), cwd);
+  if (flags.max_steps > 0) options.max_steps = flags.max_steps;
+
+  auto created = existing ? agent::Agent::create_at(io.get_executor(), *log, std::move(options))
+                          : agent::Agent::create(io.get_executor(), *log, std::move(options));
+  if (!created) return fail_with(created.error().message, 2);
+  std::unique_ptr<agent::Agent> agent = std::move(*created);
+
+  PromptOutput output(format, flags.verbose);
+  std::vector<std::string> tool_names;
+  for (const auto& spec : agent->next_request().tools) tool_names.push_back(spec.name);
+  output.init(*agent, tool_names);
+  agent->subscribe([&output](const session::Event& event) { output.on_event(event); });
+  agent->subscribe_live([&output](const agent::LiveEvent& event) { output.on_live(event); });
+
+  // Ctrl-C aborts the turn (calls paired, log synced); a second one quits.
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  int interrupts = 0;
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& error, int) {
+        if (error) return;
+        if (++interrupts > 1) std::_Exit(130);
+        std::fputs("ava: aborting the turn (Ctrl-C again to quit at once)\n", stderr);
+        (void)agent->abort();
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
+
+  std::optional<Error> failure;
+  auto run = [&]() -> asio::awaitable<void> {
+    if (auto receipt = agent->followup(*prompt); !receipt) {
+      failure = receipt.error();
+    } else {
+      (void)agent->resume();  // a paused session given a prompt runs
+      co_await agent->wait_idle();
+    }
+    auto closed = co_await agent->close();
+    if (!closed && !failure) failure = closed.error();
+    signals.cancel();
+  };
+  asio::co_spawn(io, run(), [&](const std::exception_ptr& error) {
+    if (error) std::rethrow_exception(error);
+  });
+  io.run();
+
+  if (failure) return fail_with(failure->message);
+  const auto duration = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
+  return output.finish(*agent, llm::model_info(agent->status().model, settings.get()),
+                       duration.count());
+}
+
+}  // namespace
+
+void add_prompt_options(CLI::App& cli, CliContext& context) {
+  auto flags = std::make_shared<PromptFlags>();
+  cli.add_option("-p,--print", flags->prompt,
+                 "Run one prompt non-interactively and print the answer (prompt here, after the "
+                 "options, or on stdin)")
+      ->expected(0, 1);
+  cli.add_option("prompt", flags->words, "The prompt, for -p");
+  cli.add_option("--model", flags->model, "Model for -p (default: settings, then the provider's)");
+  cli.add_option("--provider", flags->provider,
+                 "anthropic, openai, openai-responses, ollama, lmstudio, llamacpp, mock, or one "
+                 "from settings.json");
+  cli.add_option("--cwd", flags->cwd, "Working directory of the agent (default: this one)");
+  auto* session = cli.add_option("--session", flags->session, "Continue a session: id or log path");
+  cli.add_flag("-c,--continue", flags->continue_latest,
+               "Continue the latest session started in this directory")
+      ->excludes(session);
+  cli.add_option("--max-steps", flags->max_steps, "Provider steps allowed per turn")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--system-prompt", flags->system_prompt, "Replace the system prompt");
+  cli.add_option("--append-system-prompt", flags->append_system_prompt,
+                 "Text added to the end of the system prompt");
+  cli.add_option("--output-format", flags->output_format, "text, json or stream-json")
+      ->check(CLI::IsMember({"text", "json", "stream-json"}))
+      ->capture_default_str();
+  cli.add_flag("--verbose", flags->verbose, "Print tool activity on stderr");
+
+  cli.callback([&cli, &context, flags] {
+    if (!cli.get_subcommands().empty()) return;
+    if (cli.count("-p") == 0) {
+      if (!flags->words.empty()) {
+        throw CLI::ValidationError("prompt", "a prompt needs -p (ava -p \"what to do\")");
+      }
+      return;
+    }
+    context.ran = true;
+    context.exit_code = run_prompt(*flags);
+  });
+}
+
+}  // namespace ava::app

@@ -1,0 +1,38 @@
+#include "app/ownership.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+
+namespace ava::app {
+
+Result<std::optional<Owner>> probe_owner(const base::Home& home) {
+  const auto path = home.file(owner_lock_name);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::optional<Owner>();
+    return base::fail_errno("open " + path.string(), errno);
+  }
+  // A shared lock is granted unless someone holds the exclusive one.
+  if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
+    ::flock(fd, LOCK_UN);
+    ::close(fd);
+    return std::optional<Owner>();
+  }
+  const int error = errno;
+  Owner owner;
+  std::array<char, 32> buffer{};
+  const ssize_t count = ::read(fd, buffer.data(), buffer.size() - 1);
+  ::close(fd);
+  if (error != EWOULDBLOCK) return base::fail_errno("lock " + path.string(), error);
+  if (count > 0) {
+    std::from_chars(buffer.data(), buffer.data() + count, owner.pid);
+  }
+  return std::optional<Owner>(owner);
+}
+
+}  // namespace ava::app

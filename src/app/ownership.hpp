@@ -1,0 +1,25 @@
+#pragma once
+
+#include <sys/types.h>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "ava/base/error.hpp"
+#include "ava/base/home.hpp"
+
+namespace ava::app {
+
+// Only one API server (the backend or `ava --serve`) may own an AVA_HOME. It
+// holds an exclusive flock on AVA_HOME/owner.lock for its lifetime and
+// writes its pid into the file; the kernel drops the lock when it dies.
+inline constexpr std::string_view owner_lock_name = "owner.lock";
+
+struct Owner {
+  pid_t pid = 0;  // 0 when the file does not say
+};
+
+// Who holds the home's owner lock right now, without taking it.
+Result<std::optional<Owner>> probe_owner(const base::Home& home);
+
+}  // namespace ava::app

@@ -1,0 +1,176 @@
+// auth.json: API keys by provider name, owner-only (0600).
+//   {"anthropic": {"apiKey": "sk-ant-..."}, "openrouter": {"apiKey": "..."}}
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "llm/settings_files.hpp"
+
+namespace ava::llm {
+
+namespace detail {
+
+namespace {
+
+using nlohmann::json;
+
+// Closes a descriptor on scope exit.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+Result<std::string> read_all(int fd, const std::filesystem::path& path) {
+  std::string text;
+  char buffer[4096];
+  while (true) {
+    ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return base::fail_errno("read " + path.string(), errno);
+    if (got == 0) return text;
+    text.append(buffer, static_cast<std::size_t>(got));
+    if (text.size() > settings_file_limit) {
+      return fail(ErrorCode::limit_exceeded, fmt::format("{}: larger than 1 MiB", path.string()));
+    }
+  }
+}
+
+Result<void> write_all(int fd, std::string_view data, const std::filesystem::path& path) {
+  while (!data.empty()) {
+    ssize_t put = ::write(fd, data.data(), data.size());
+    if (put < 0 && errno == EINTR) continue;
+    if (put < 0) return base::fail_errno("write " + path.string(), errno);
+    data.remove_prefix(static_cast<std::size_t>(put));
+  }
+  return {};
+}
+
+// Writes the document next to `path` and renames it into place, so a crash
+// leaves either the old file or the new one, never half of one.
+Result<void> replace_file(const std::filesystem::path& path, const json& document) {
+  std::string text;
+  try {
+    text = document.dump(2) + "\n";
+  } catch (const json::type_error&) {
+    return fail(ErrorCode::invalid_argument, "an API key must be valid UTF-8 text");
+  }
+  std::string pattern = path.string() + ".tmp-XXXXXX";
+  Fd temp{::mkstemp(pattern.data())};  // created 0600
+  if (temp.fd < 0)
+    return base::fail_errno("create a temporary file beside " + path.string(), errno);
+  std::filesystem::path temp_path = pattern;
+  auto written = [&]() -> Result<void> {
+    if (::fchmod(temp.fd, 0600) != 0) return base::fail_errno("chmod " + pattern, errno);
+    AVA_TRY_VOID(write_all(temp.fd, text, temp_path));
+    if (::fsync(temp.fd) != 0) return base::fail_errno("fsync " + pattern, errno);
+    if (::rename(pattern.c_str(), path.c_str()) != 0)
+      return base::fail_errno("rename to " + path.string(), errno);
+    return {};
+  }();
+  if (!written) {
+    ::unlink(pattern.c_str());
+    return written;
+  }
+  // Make the rename itself durable.
+  Fd dir{::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (dir.fd >= 0) (void)::fsync(dir.fd);
+  return {};
+}
+
+}  // namespace
+
+bool valid_provider_name(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Result<json> parse_json_document(std::string_view text, std::string_view origin, bool secret) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 2, column 5: ..."
+    if (auto bracket = what.find("] "); what.starts_with("[json.") && bracket != std::string::npos)
+      what.erase(0, bracket + 2);
+    if (auto excerpt = what.find("; last read"); secret && excerpt != std::string::npos)
+      what.erase(excerpt);
+    return fail(ErrorCode::parse, fmt::format("{}: not valid JSON: {}", origin, what));
+  }
+}
+
+Result<json> read_auth_document(const std::filesystem::path& path) {
+  Fd file{::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)};
+  if (file.fd < 0 && errno == ENOENT) return json::object();
+  if (file.fd < 0) return base::fail_errno("open " + path.string(), errno);
+  struct stat info {};
+  if (::fstat(file.fd, &info) != 0) return base::fail_errno("stat " + path.string(), errno);
+  if (!S_ISREG(info.st_mode)) {
+    return fail(
+        ErrorCode::permission_denied,
+        fmt::format("{}: not a regular file; refusing to read credentials from it", path.string()));
+  }
+  if (info.st_uid != ::geteuid()) {
+    return fail(ErrorCode::permission_denied,
+                fmt::format("{}: owned by uid {}, not by you; refusing to read credentials from it",
+                            path.string(), info.st_uid));
+  }
+  if ((info.st_mode & 0077) != 0) {
+    // Readable by others: tighten at once rather than refuse, and say so.
+    if (::fchmod(file.fd, 0600) != 0) return base::fail_errno("chmod 0600 " + path.string(), errno);
+    spdlog::warn("{} was mode {:o}; tightened to 0600", path.string(), info.st_mode & 0777);
+  }
+  AVA_TRY(std::string text, read_all(file.fd, path));
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
+  AVA_TRY(json document, parse_json_document(text, path.string(), true));
+  if (!document.is_object()) {
+    return fail(ErrorCode::parse, fmt::format("{}: must hold a JSON object", path.string()));
+  }
+  return document;
+}
+
+Result<void> load_auth_keys(const std::filesystem::path& path, Settings& settings) {
+  AVA_TRY(json document, read_auth_document(path));
+  for (const auto& [name, entry] : document.items()) {
+    if (!entry.is_object() || !entry.contains("apiKey") || !entry["apiKey"].is_string()) {
+      return fail(
+          ErrorCode::parse,
+          fmt::format("{}: {} must be an object with an \"apiKey\" string", path.string(), name));
+    }
+    settings.keys.insert_or_assign(name, base::Secret(entry["apiKey"].get<std::string>()));
+  }
+  return {};
+}
+
+}  // namespace detail
+
+Result<void> save_api_key(const base::Home& home, std::string_view provider,
+                          const base::Secret& key) {
+  if (!detail::valid_provider_name(provider)) {
+    return fail(ErrorCode::invalid_argument,
+                fmt::format("'{}' is not a valid provider name", provider));
+  }
+  if (key.empty()) return fail(ErrorCode::invalid_argument, "an empty API key cannot be saved");
+  auto path = home.file("auth.json");
+  // A malformed file is not overwritten: it may hold keys the user wants back.
+  AVA_TRY(nlohmann::json document, detail::read_auth_document(path));
+  auto& entry = document[std::string(provider)];
+  if (!entry.is_object()) entry = nlohmann::json::object();
+  entry["apiKey"] = key.reveal();
+  return detail::replace_file(path, document);
+}
+
+}  // namespace ava::llm

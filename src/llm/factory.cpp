@@ -1,0 +1,100 @@
+#include "ava/llm/factory.hpp"
+
+#include <fmt/format.h>
+
+#include "ava/llm/http_provider.hpp"
+#include "ava/llm/mock_provider.hpp"
+#include "ava/transport/url.hpp"
+
+namespace ava::llm {
+
+namespace {
+
+std::string env_value(const Settings& settings, const char* name) {
+  auto value = settings.env(name);
+  return value ? *value : std::string();
+}
+
+// The vendors' own APIs refuse every request without a key, so a missing
+// one is reported now rather than as a 401 on the first turn. Other servers
+// (local ones, gateways) decide for themselves.
+bool needs_key(const ResolvedProvider& provider) {
+  auto url = transport::Url::parse(provider.base_url);
+  return url && (url->host == "api.anthropic.com" || url->host == "api.openai.com");
+}
+
+std::string missing_key_message(const ResolvedProvider& provider, const Settings& settings) {
+  std::string auth = settings.auth_file.empty() ? "auth.json" : settings.auth_file.string();
+  if (!provider.key_variable.empty()) {
+    return fmt::format("no API key for provider '{}': set {} (or save the key in {})",
+                       provider.name, provider.key_variable, auth);
+  }
+  return fmt::format(
+      "no API key for provider '{}': give it an \"apiKeyEnv\" in settings.json or save the key "
+      "in {}",
+      provider.name, auth);
+}
+
+// settings.json "model" belongs to settings.json "provider" (or, with no
+// provider there, to whichever default was found), not to one picked instead.
+bool uses_settings_default(const Settings& settings, const ProviderChoice& choice,
+                           const std::string& name) {
+  if (!settings.provider.empty()) return name == settings.provider;
+  return choice.provider.empty() && env_value(settings, "AVA_PROVIDER").empty();
+}
+
+Result<std::unique_ptr<Provider>> make_mock(const ResolvedProvider& resolved) {
+  if (resolved.mock_script.empty()) return std::make_unique<MockProvider>();
+  AVA_TRY(auto script, load_mock_script(resolved.mock_script));
+  return std::make_unique<MockProvider>(std::move(script));
+}
+
+}  // namespace
+
+std::string choose_model(const Settings& settings, const ProviderChoice& choice,
+                         const ResolvedProvider& provider) {
+  if (!choice.model.empty()) return choice.model;
+  if (auto model = env_value(settings, "AVA_MODEL"); !model.empty()) return model;
+  if (!settings.model.empty() && uses_settings_default(settings, choice, provider.name))
+    return settings.model;
+  return provider.model;
+}
+
+Result<SelectedProvider> make_provider(boost::asio::any_io_executor executor,
+                                       const Settings& settings, const ProviderChoice& choice) {
+  std::string name = choice.provider.empty() ? default_provider_name(settings) : choice.provider;
+  if (name.empty()) {
+    return fail(ErrorCode::not_found,
+                "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run "
+                "with --provider mock");
+  }
+  AVA_TRY(auto resolved, resolve_provider(settings, name, true));
+
+  std::string model = choose_model(settings, choice, resolved);
+  if (model.empty()) {
+    return fail(ErrorCode::invalid_argument,
+                fmt::format("no model set for provider '{}': pass --model or set AVA_MODEL "
+                            "(`ava models` lists what it serves)",
+                            name));
+  }
+
+  SelectedProvider selected{.provider_name = name, .model = model};
+  auto api = wire_api_of(resolved.kind);
+  if (!api) {
+    AVA_TRY(selected.provider, make_mock(resolved));
+    return selected;
+  }
+  if (resolved.api_key.empty() && needs_key(resolved)) {
+    return fail(ErrorCode::permission_denied, missing_key_message(resolved, settings));
+  }
+  selected.api = *api;
+  HttpProviderConfig config{.api = *api,
+                            .base_url = resolved.base_url,
+                            .api_key = resolved.api_key,
+                            .extra_headers = resolved.headers};
+  config.http.proxy = transport::proxy_config_from_env(settings.env);
+  AVA_TRY(selected.provider, HttpProvider::create(std::move(executor), std::move(config)));
+  return selected;
+}
+
+}  // namespace ava::llm

@@ -1,0 +1,212 @@
+// Black-box tests of `ava models`: the built binary, run with its own
+// AVA_HOME and environment, against loopback fake servers standing in for
+// /v1/models and Ollama's /api/tags. Nothing here reaches the real network:
+// every base URL points at loopback and local probing is redirected.
+
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "support/fake_provider.hpp"
+#include "support/temp_dir.hpp"
+
+using ava::test::FakeProviderServer;
+using ava::test::FakeReply;
+using nlohmann::json;
+
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs the ava binary with exactly `env` (plus the sanitizer options).
+Run run_ava(const std::vector<std::string>& args, std::map<std::string, std::string> env,
+            const ava::test::TempDir& dir) {
+  for (const char* keep : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"}) {
+    if (const char* value = std::getenv(keep))
+      env.emplace(keep, value);  // NOLINT(concurrency-mt-unsafe)
+  }
+  std::vector<std::string> argv_text = {AVA_BIN};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  argv.reserve(argv_text.size() + 1);
+  for (auto& arg : argv_text) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_text;
+  env_text.reserve(env.size());
+  for (const auto& [name, value] : env) env_text.push_back(fmt::format("{}={}", name, value));
+  std::vector<char*> envp;
+  envp.reserve(env_text.size() + 1);
+  for (auto& entry : env_text) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+
+  auto out_path = dir.path() / "stdout";
+  auto err_path = dir.path() / "stderr";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  pid_t pid = 0;
+  int spawned = posix_spawn(&pid, AVA_BIN, &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE(spawned == 0);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  Run run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = slurp(out_path);
+  run.err = slurp(err_path);
+  return run;
+}
+
+FakeReply json_reply(const std::string& body, int status = 200) {
+  return FakeReply{.status = status, .content_type = "application/json", .chunks = {body}};
+}
+
+const json& provider_named(const json& listing, const std::string& name) {
+  for (const auto& provider : listing["providers"]) {
+    if (provider["name"] == name) return provider;
+  }
+  FAIL("no provider " << name << " in " << listing.dump());
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("ava models lists configured providers, detected local servers and failures",
+          "[models]") {
+  auto anthropic = FakeProviderServer::start();
+  anthropic->set_fallback([](const ava::test::RecordedRequest&) {
+    return json_reply(R"({"data":[{"id":"claude-sonnet-4-6"},{"id":"claude-new-model"}]})");
+  });
+  auto ollama = FakeProviderServer::start();
+  ollama->set_fallback([](const ava::test::RecordedRequest&) {
+    return json_reply(R"({"models":[{"name":"qwen3:8b"}]})");
+  });
+  auto router = FakeProviderServer::start();
+  router->set_fallback([](const ava::test::RecordedRequest&) {
+    return json_reply(R"({"error":{"message":"invalid key"}})", 401);
+  });
+  std::string closed_port;
+  {
+    auto gone = FakeProviderServer::start();
+    closed_port = std::to_string(gone->port());
+  }
+
+  ava::test::TempDir dir;
+  auto home = dir.path() / "home";
+  std::filesystem::create_directories(home);
+  std::ofstream(home / "settings.json") << fmt::format(
+      R"({{"providers": {{"router": {{"kind": "openai", "baseUrl": "{}/v1"}}}},
+          "models": {{"qwen3:8b": {{"contextWindow": 40960}}}}}})",
+      router->base_url());
+
+  auto run = run_ava({"models", "--json"},
+                     {{"AVA_HOME", home.string()},
+                      {"ANTHROPIC_API_KEY", "sk-ant-models"},
+                      {"ANTHROPIC_BASE_URL", anthropic->base_url()},
+                      {"AVA_LOCAL_PROBE", fmt::format("ollama=127.0.0.1:{},lmstudio=127.0.0.1:{}",
+                                                      ollama->port(), closed_port)}},
+                     dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  json listing = json::parse(run.out);
+
+  const json& claude = provider_named(listing, "anthropic");
+  CHECK(claude["configured"] == true);
+  CHECK(claude["inUse"] == true);
+  CHECK(claude["reachable"] == true);
+  CHECK(claude["defaultModel"] == "claude-sonnet-4-6");
+  REQUIRE(claude["models"].size() == 2);
+  CHECK(claude["models"][0]["id"] == "claude-sonnet-4-6");
+  CHECK(claude["models"][0]["known"] == true);
+  CHECK(claude["models"][0]["contextWindow"] == 1'000'000);
+  CHECK(claude["models"][1]["known"] == false);
+  REQUIRE(anthropic->requests().size() == 1);
+  CHECK(anthropic->requests()[0].target == "/v1/models?limit=1000");
+  CHECK(anthropic->requests()[0].header("x-api-key") == "sk-ant-models");
+  CHECK(anthropic->requests()[0].header("anthropic-version") == "2023-06-01");
+
+  const json& local = provider_named(listing, "ollama");
+  CHECK(local["configured"] == false);
+  CHECK(local["detected"] == true);
+  CHECK(local["models"][0]["id"] == "qwen3:8b");
+  CHECK(local["models"][0]["contextWindow"] == 40960);  // the settings.json override
+  REQUIRE(ollama->requests().size() == 1);
+  CHECK(ollama->requests()[0].target == "/api/tags");
+
+  const json& studio = provider_named(listing, "lmstudio");
+  CHECK(studio["detected"] == false);
+  CHECK(studio["models"].empty());
+
+  const json& failing = provider_named(listing, "router");
+  CHECK(failing["reachable"] == false);
+  CHECK(failing["error"] == "HTTP 401: invalid key");
+
+  CHECK(listing["catalog"].size() > 10);
+  CHECK(run.out.find("sk-ant-models") == std::string::npos);
+}
+
+TEST_CASE("ava models as text reports each provider on its own line", "[models]") {
+  auto router = FakeProviderServer::start();
+  router->set_fallback([](const ava::test::RecordedRequest&) {
+    return json_reply(R"({"data":[{"id":"gpt-5-mini"}]})");
+  });
+  ava::test::TempDir dir;
+  auto run = run_ava({"models"},
+                     {{"AVA_HOME", (dir.path() / "home").string()},
+                      {"OPENAI_API_KEY", "sk-o"},
+                      {"OPENAI_BASE_URL", router->base_url() + "/v1"},
+                      {"AVA_LOCAL_PROBE", "0"}},
+                     dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::StartsWith(fmt::format("openai (openai, in use) {}/v1\n"
+                                                    "  gpt-5-mini  400k context, 128k output, "
+                                                    "$0.25/$2.00 per MTok\n",
+                                                    router->base_url())));
+  CHECK_THAT(run.out, Catch::Contains("\ncatalog:\n  claude-opus-4-7 (anthropic)"));
+}
+
+TEST_CASE("ava models with nothing configured says how to configure", "[models]") {
+  ava::test::TempDir dir;
+  auto run = run_ava({"models"},
+                     {{"AVA_HOME", (dir.path() / "home").string()}, {"AVA_LOCAL_PROBE", "0"}}, dir);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::StartsWith("no model provider configured: set ANTHROPIC_API_KEY or "
+                                        "OPENAI_API_KEY, or run with --provider mock\n"));
+}
+
+TEST_CASE("ava models refuses a malformed settings.json, naming it", "[models]") {
+  ava::test::TempDir dir;
+  auto home = dir.path() / "home";
+  std::filesystem::create_directories(home);
+  std::ofstream(home / "settings.json") << R"({"providers": )";
+  auto run = run_ava({"models"}, {{"AVA_HOME", home.string()}, {"AVA_LOCAL_PROBE", "0"}}, dir);
+  CHECK(run.exit_code == 1);
+  CHECK_THAT(run.err, Catch::StartsWith("ava models: " + (home / "settings.json").string() +
+                                        ": not valid JSON"));
+}
