@@ -57,20 +57,24 @@ std::string text_of(const llm::Message& message) {
 }  // namespace
 
 asio::awaitable<void> AgentCore::compact_if_needed(const std::string& turn_id, int step) {
+  // The estimate is taken in place; the request is copied only to compact.
   llm::Request request;
   std::vector<session::Seq> seqs;
+  std::int64_t tokens = fixed_tokens_;
   std::int64_t window = 0;
   {
     std::lock_guard lock(mutex_);
-    request = build_request(context_.context());
-    seqs = context_.context().message_seqs;
+    for (const auto& message : context_.context().messages) {
+      tokens += estimate_message_tokens(message);
+    }
     window = context_window_;
+    if (window > 0 &&
+        static_cast<double>(tokens) > options_.compact_fraction * static_cast<double>(window)) {
+      request = build_request(context_.context());
+      seqs = context_.context().message_seqs;
+    }
   }
-  const std::int64_t tokens = estimate_tokens(request);
-  if (window <= 0 ||
-      static_cast<double>(tokens) <= options_.compact_fraction * static_cast<double>(window)) {
-    co_return;
-  }
+  if (request.messages.empty()) co_return;
   const auto keep_budget = static_cast<std::int64_t>(keep_fraction * static_cast<double>(window));
   const std::size_t cut = choose_cut(request.messages, keep_budget);
   if (cut == 0) co_return;

@@ -120,6 +120,8 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   ProviderBinding binding_;
   tool::ToolRegistry tools_;
   std::string system_prompt_;
+  std::vector<llm::ToolSpec> tool_specs_;  // the registry's, as sent
+  std::int64_t fixed_tokens_ = 0;          // system prompt and tool schemas
   tool::ToolContext tool_context_;
   boost::asio::steady_timer wake_timer_;
   boost::asio::cancellation_signal cancel_;

@@ -77,7 +77,7 @@ llm::Request AgentCore::build_request(const session::Context& context) const {
   return llm::Request{.model = context.model,
                       .system = system_prompt_,
                       .messages = context.messages,
-                      .tools = to_llm_specs(tools_),
+                      .tools = tool_specs_,
                       .max_output_tokens = max_output_tokens_};
 }
 

@@ -96,13 +96,14 @@ struct Connection {
   }
 };
 
+Result<ssl::context> make_tls_context(const HttpClientOptions& options);
+
 class BeastHttpClient final : public HttpClient {
  public:
-  BeastHttpClient(asio::any_io_executor executor, HttpClientOptions options, ssl::context tls)
+  BeastHttpClient(asio::any_io_executor executor, HttpClientOptions options)
       : executor_(std::move(executor)),
         options_(std::move(options)),
-        proxy_(options_.proxy ? *options_.proxy : proxy_config_from_env()),
-        tls_(std::move(tls)) {}
+        proxy_(options_.proxy ? *options_.proxy : proxy_config_from_env()) {}
 
   asio::awaitable<Result<HttpResponse>> send(const HttpRequest& request,
                                              const BodyHandler& on_body) override {
@@ -169,8 +170,15 @@ class BeastHttpClient final : public HttpClient {
       }
       co_return connection;
     }
+    // Loading the certificate store costs tens of milliseconds, so a client
+    // that only ever speaks plain HTTP (a local model server) never pays it.
+    if (!tls_) {
+      auto made = make_tls_context(options_);
+      if (!made) co_return std::unexpected(std::move(made).error());
+      tls_.emplace(std::move(*made));
+    }
     auto connection = std::make_unique<Connection>(Connection{
-        .key = key, .stream = beast::ssl_stream<beast::tcp_stream>(std::move(tcp_layer), tls_)});
+        .key = key, .stream = beast::ssl_stream<beast::tcp_stream>(std::move(tcp_layer), *tls_)});
     if (auto* tls = std::get_if<beast::ssl_stream<beast::tcp_stream>>(&connection->stream)) {
       // SNI, then verify the chain and that the certificate names this host.
       // SSL_set_tlsext_host_name is a macro with an old-style cast; this is its body.
@@ -288,12 +296,12 @@ class BeastHttpClient final : public HttpClient {
 
   asio::any_io_executor executor_;
   HttpClientOptions options_;
-  ProxyConfig proxy_;  // options_.proxy, or the environment's at creation
-  ssl::context tls_;
+  ProxyConfig proxy_;                // options_.proxy, or the environment's at creation
+  std::optional<ssl::context> tls_;  // made on the first https connection
   std::unique_ptr<Connection> connection_;
 };
 
-Result<ssl::context> make_tls_context(const HttpClientOptions& options) {
+Result<ssl::context> make_tls_context(const HttpClientOptions& options) try {
   ssl::context context(ssl::context::tls_client);
   context.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                       ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
@@ -316,6 +324,8 @@ Result<ssl::context> make_tls_context(const HttpClientOptions& options) {
   }
   context.set_verify_mode(ssl::verify_peer);
   return context;
+} catch (const boost::system::system_error& e) {
+  return fail(ErrorCode::io, fmt::format("TLS setup failed: {}", e.what()));
 }
 
 }  // namespace
@@ -329,13 +339,16 @@ std::string HttpResponse::header(std::string_view name) const {
 
 Result<std::unique_ptr<HttpClient>> HttpClient::create(asio::any_io_executor executor,
                                                        HttpClientOptions options) {
-  try {
-    AVA_TRY(auto tls, make_tls_context(options));
-    return std::make_unique<BeastHttpClient>(std::move(executor), std::move(options),
-                                             std::move(tls));
-  } catch (const boost::system::system_error& e) {
-    return fail(ErrorCode::io, fmt::format("TLS setup failed: {}", e.what()));
+  // A CA bundle that cannot be read is a configuration error now, not at
+  // the first https request.
+  if (options.ca_file) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(*options.ca_file, ec)) {
+      return fail(ErrorCode::invalid_argument,
+                  fmt::format("TLS: no CA bundle at {}", options.ca_file->string()));
+    }
   }
+  return std::make_unique<BeastHttpClient>(std::move(executor), std::move(options));
 }
 
 }  // namespace ava::transport
