@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# `ava -p` behaviour around the run: no provider configured, a session owned
+# by an Ava server, Ctrl-C during a tool, and --continue.
+#   prompt_cli.sh AVA
+set -euo pipefail
+ava=$(realpath "$1")
+work=$(mktemp -d)
+trap 'kill "${holder:-}" "${run_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+export AVA_HOME="$work/home" NO_PROXY='*' no_proxy='*'
+unset ANTHROPIC_API_KEY OPENAI_API_KEY AVA_PROVIDER AVA_MODEL AVA_API_KEY AVA_BASE_URL AVA_MOCK_SCRIPT
+mkdir -p "$work/project"
+cd "$work/project"
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. Nothing configured: one line that says the fix, exit 2, no session.
+set +e
+message=$("$ava" -p "hello" 2>&1 >/dev/null); code=$?
+set -e
+[ "$code" = 2 ] || fail "no provider: exit $code"
+[[ "$message" == *"set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run with --provider mock"* ]] \
+  || fail "no provider message: $message"
+
+# 2. --continue finds the session started here; the mock echoes.
+"$ava" -p "first" --provider mock --output-format json > "$work/first.json"
+session=$(jq -r .sessionId "$work/first.json")
+"$ava" -p "second" --provider mock -c --output-format json > "$work/second.json"
+[ "$(jq -r .sessionId "$work/second.json")" = "$session" ] || fail "--continue picked another session"
+[ "$(jq -r .result "$work/second.json")" = 'mock: you said "second"' ] || fail "continue answer"
+
+# 3. A session in a home an Ava server owns is refused, naming the owner.
+echo 4242 > "$AVA_HOME/owner.lock"
+flock -x "$AVA_HOME/owner.lock" sleep 30 &
+holder=$!
+sleep 0.3
+set +e
+message=$("$ava" -p "third" --provider mock --session "$session" 2>&1); code=$?
+set -e
+[ "$code" != 0 ] || fail "owned session was resumed"
+[[ "$message" == *"belongs to the Ava server running on this home (pid 4242)"* ]] \
+  || fail "owned message: $message"
+kill "$holder"; wait "$holder" 2>/dev/null || true; holder=
+
+# 4. Ctrl-C during a tool: the turn is aborted, the call paired, exit 130.
+cat > "$work/slow.json" <<'JSON'
+{"responses": [{"steps": [{"toolCall": {"id": "slow", "name": "bash", "arguments": {"command": "sleep 30"}}}]}]}
+JSON
+AVA_MOCK_SCRIPT="$work/slow.json" "$ava" -p "wait" --provider mock --output-format stream-json \
+  > "$work/slow.jsonl" 2> "$work/slow.err" &
+run_pid=$!
+for _ in $(seq 100); do grep -q '"type":"assistant"' "$work/slow.jsonl" 2>/dev/null && break; sleep 0.05; done
+sleep 0.2
+kill -INT "$run_pid"
+set +e
+wait "$run_pid"; code=$?
+set -e
+run_pid=
+[ "$code" = 130 ] || fail "Ctrl-C exit $code: $(cat "$work/slow.err")"
+jq -se '[.[] | select(.type == "tool_result")] | length == 1 and .[0].status == "interrupted"' \
+  "$work/slow.jsonl" > /dev/null || fail "call not paired: $(cat "$work/slow.jsonl")"
+[ "$(tail -n1 "$work/slow.jsonl" | jq -r .outcome)" = aborted ] || fail "outcome"
+log=$(tail -n1 "$work/slow.jsonl" | jq -r .log)
+"$ava" session inspect --json "$log" | jq -e '.unpairedCalls == [] and .turns[0].outcome == "aborted"' \
+  > /dev/null || fail "inspect after abort"
+echo ok
