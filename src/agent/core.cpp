@@ -210,7 +210,9 @@ Result<void> AgentCore::request_abort() {
     if (close_requested_ && driver_done_) return fail(ErrorCode::conflict, "the agent is closed");
     const bool running = state_ == DriverState::running || state_ == DriverState::pausing ||
                          state_ == DriverState::aborting;
-    if (!running && !paused_turn_) return {};  // nothing to abort
+    // A turn paused at a step boundary is still open in the log.
+    const bool paused_turn = !context_.context().open_turn.empty();
+    if (!running && !paused_turn) return {};  // nothing to abort
     abort_requested_ = true;
     if (running) state_ = DriverState::aborting;
   }
@@ -303,7 +305,8 @@ asio::awaitable<void> AgentCore::wait_idle() {
         const bool runnable = !self->context_.context().pending.empty() && !self->held_;
         // Paused counts only while the pause still stands (not after a
         // resume the driver has yet to see).
-        const bool paused = self->state_ == DriverState::paused && self->pause_requested_;
+        const bool paused = self->state_ == DriverState::paused && self->pause_requested_ &&
+                            !self->abort_requested_ && !self->wake_pending_;
         const bool idle = self->state_ == DriverState::idle && !runnable && !self->wake_pending_;
         if (self->driver_done_ || paused || idle) {
           co_return;

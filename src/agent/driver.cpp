@@ -45,13 +45,16 @@ asio::awaitable<void> AgentCore::drive() {
 }
 
 void AgentCore::set_state(DriverState state) {
+  bool changed = false;
   {
     std::lock_guard lock(mutex_);
-    if (state_ == state) return;
+    changed = state_ != state;
     state_ = state;
   }
+  // Waiters re-check even when the state stays: what they wait for also
+  // depends on pending input and on requests the driver just handled.
   notify_waiters();
-  emit_live(StateChanged{state});
+  if (changed) emit_live(StateChanged{state});
 }
 
 asio::awaitable<void> AgentCore::wait_for_wake() {

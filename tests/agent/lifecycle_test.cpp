@@ -264,3 +264,31 @@ TEST_CASE("pause while idle holds new input until resume", "[agent][pause]") {
   CHECK(test::events_of<session::Paused>(events).size() == 1);
   CHECK(test::events_of<session::Resumed>(events).size() == 1);
 }
+
+TEST_CASE("abort while paused mid-turn closes the turn and keeps the pause", "[agent][pause]") {
+  test::TempDir dir;
+  test::Runtime runtime;
+  auto journal = std::make_shared<test::ProviderJournal>();
+  auto agent = agent::Agent::create(
+      runtime.executor(), dir.path() / "s.jsonl.zst",
+      test::basic_options(test::scripted_factory(test::script_from(three_steps), journal),
+                          dir.path()));
+  REQUIRE(agent);
+  ToolStartLatch latch;
+  latch.attach(**agent);
+  REQUIRE((*agent)->followup("work"));
+  latch.wait();
+  REQUIRE((*agent)->pause());
+  runtime.wait_idle(**agent);
+  REQUIRE_FALSE((*agent)->status().turn_id.empty());
+  REQUIRE((*agent)->abort());
+  runtime.wait_idle(**agent);
+  const auto status = (*agent)->status();
+  CHECK(status.state == agent::DriverState::paused);
+  CHECK(status.turn_id.empty());
+  runtime.close(**agent);
+  const auto events = test::read_events((*agent)->log_path());
+  CHECK(test::check_calls_paired(events) == "");
+  CHECK(test::events_of<session::TurnEnded>(events).at(0).reason == session::EndReason::aborted);
+  CHECK(journal->snapshot().size() == 1);  // nothing ran after the pause
+}
