@@ -97,9 +97,9 @@ asio::awaitable<void> AgentCore::compact_if_needed(const std::string& turn_id, i
         .turn_id = turn_id, .step = step, .model = request.model, .usage = result->usage});
   }
   const std::string summary = text_of(result->message);
-  if (result->error || summary.empty()) {
+  if (const auto& error = result->error; error || summary.empty()) {
     spdlog::warn("agent {}: compaction skipped: {}", session_id_,
-                 result->error ? result->error->message : "empty summary");
+                 error ? error->message : std::string("empty summary"));
   } else {
     events.emplace_back(session::Compacted{
         .summary = summary, .first_kept_seq = seqs[cut], .tokens_before = tokens});

@@ -13,7 +13,7 @@ namespace ava::agent {
 
 namespace asio = boost::asio;
 
-AgentCore::AgentCore(asio::any_io_executor executor, AgentOptions options,
+AgentCore::AgentCore(const asio::any_io_executor& executor, AgentOptions options,
                      std::unique_ptr<session::LogWriter> log)
     : executor_(executor),
       strand_(asio::make_strand(executor)),

@@ -42,7 +42,7 @@ enum class StepOutcome { tool_calls, final_answer, aborted, failed };
 // holding mutex_, because the log's subscriber (on_durable) takes it.
 class AgentCore : public std::enable_shared_from_this<AgentCore> {
  public:
-  AgentCore(boost::asio::any_io_executor executor, AgentOptions options,
+  AgentCore(const boost::asio::any_io_executor& executor, AgentOptions options,
             std::unique_ptr<session::LogWriter> log);
   ~AgentCore();
 

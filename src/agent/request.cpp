@@ -53,7 +53,7 @@ std::int64_t estimate_message_tokens(const llm::Message& message) {
 }
 
 std::int64_t estimate_tokens(const llm::Request& request) {
-  std::int64_t chars = static_cast<std::int64_t>(request.system.size());
+  auto chars = static_cast<std::int64_t>(request.system.size());
   for (const auto& spec : request.tools) {
     chars += static_cast<std::int64_t>(spec.name.size() + spec.description.size() +
                                        spec.parameters.dump().size());

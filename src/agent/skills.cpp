@@ -14,7 +14,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr std::size_t max_skill_file = 256 * 1024;
+constexpr std::size_t max_skill_file = std::size_t{256} * 1024;
 
 std::string_view trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r\n");
@@ -128,6 +128,7 @@ std::vector<Skill> discover_skills(const std::vector<fs::path>& roots) {
     }
   }
   std::vector<Skill> skills;
+  skills.reserve(by_name.size());
   for (auto& [name, skill] : by_name) skills.push_back(std::move(skill));
   return skills;
 }

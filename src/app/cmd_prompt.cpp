@@ -30,7 +30,7 @@ namespace {
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
 
-constexpr std::size_t max_stdin_prompt = 8 * 1024 * 1024;
+constexpr std::size_t max_stdin_prompt = std::size_t{8} * 1024 * 1024;
 
 struct PromptFlags {
   bool print = false;  // -p given

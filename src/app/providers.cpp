@@ -5,8 +5,8 @@
 
 namespace ava::app {
 
-agent::ProviderFactory make_provider_factory(boost::asio::any_io_executor executor,
-                                             std::shared_ptr<const llm::Settings> settings) {
+agent::ProviderFactory make_provider_factory(const boost::asio::any_io_executor& executor,
+                                             const std::shared_ptr<const llm::Settings>& settings) {
   return [executor, settings](const agent::ModelChoice& choice) -> Result<agent::ProviderBinding> {
     AVA_TRY(auto selected,
             llm::make_provider(executor, *settings,

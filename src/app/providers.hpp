@@ -13,7 +13,7 @@ namespace ava::app {
 // environment: names resolve through llm::make_provider, and the catalog
 // (with settings.json "models" overrides) supplies the context window that
 // compaction works within and the output cap.
-agent::ProviderFactory make_provider_factory(boost::asio::any_io_executor executor,
-                                             std::shared_ptr<const llm::Settings> settings);
+agent::ProviderFactory make_provider_factory(const boost::asio::any_io_executor& executor,
+                                             const std::shared_ptr<const llm::Settings>& settings);
 
 }  // namespace ava::app

@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view log_suffix = ".jsonl.zst";
-constexpr std::size_t head_bytes = 256 * 1024;  // holds the first frame of any log
+constexpr std::size_t head_bytes = std::size_t{256} * 1024;  // holds the first frame of any log
 constexpr std::size_t max_candidates = 500;
 
 // The cwd a log's session started in, from its first frame only.

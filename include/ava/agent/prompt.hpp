@@ -44,7 +44,7 @@ struct ProjectContext {
   std::string text;
 };
 std::optional<ProjectContext> find_project_context(const std::filesystem::path& cwd,
-                                                   std::size_t limit = 32 * 1024);
+                                                   std::size_t limit = std::size_t{32} * 1024);
 
 struct PromptInputs {
   std::filesystem::path cwd;
