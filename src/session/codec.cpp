@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "session/codec_paths.hpp"
 #include "session/content_codec.hpp"
 #include "session/field_reader.hpp"
 #include "session/json_writer.hpp"
 #include "session/overload.hpp"
+#include "session/span_reader.hpp"
 
 namespace ava::session {
 
@@ -27,9 +29,9 @@ constexpr std::pair<ToolStatus, std::string_view> kToolStatuses[] = {
 constexpr std::pair<InputKind, std::string_view> kInputKinds[] = {{InputKind::followup, "followup"},
                                                                   {InputKind::steer, "steer"}};
 
-template <class Enum, std::size_t N>
+template <class Enum, std::size_t N, class Reader>
 Enum parse_enum(const std::pair<Enum, std::string_view> (&table)[N], const std::string& text,
-                const char* field, FieldReader& r) {
+                const char* field, Reader& r) {
   for (const auto& [value, name] : table) {
     if (name == text) return value;
   }
@@ -125,10 +127,15 @@ json encode_body(const EventBody& body) {
       body);
 }
 
-int read_step(FieldReader& r) { return static_cast<int>(r.integer("step")); }
+template <class Reader>
+int read_step(Reader& r) {
+  return static_cast<int>(r.integer("step"));
+}
 
-Result<EventBody> decode_body(const std::string& type, const json& object, FieldReader& r) {
-  EventBody body;
+// The one mapping per known kind, shared by the DOM path (FieldReader) and
+// the fast path (SpanReader). False if `type` is not a known kind.
+template <class Reader>
+bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
   if (type == "session_start") {
     body = SessionStarted{.session_id = r.string("session_id"),
                           .provider = r.optional_string("provider"),
@@ -140,7 +147,7 @@ Result<EventBody> decode_body(const std::string& type, const json& object, Field
                         .kind = parse_enum(kInputKinds, r.string("kind"), "kind", r),
                         .text = r.string("text")};
     for (const auto& image : r.optional_array("attachments")) {
-      e.attachments.push_back(decode_image(image, r));
+      e.attachments.push_back(decode_image<Reader>(image, r));
     }
     body = std::move(e);
   } else if (type == "input_claimed") {
@@ -150,7 +157,7 @@ Result<EventBody> decode_body(const std::string& type, const json& object, Field
         r.fail("input_ids must hold strings");
         break;
       }
-      e.input_ids.push_back(id.get<std::string>());
+      e.input_ids.push_back(id.template get<std::string>());
     }
     body = std::move(e);
   } else if (type == "turn_start") {
@@ -169,7 +176,7 @@ Result<EventBody> decode_body(const std::string& type, const json& object, Field
                      .stop_reason = r.optional_string("stop_reason")};
   } else if (type == "assistant") {
     AssistantMessage e{.turn_id = r.string("turn_id"), .step = read_step(r)};
-    e.content = decode_blocks(r.array("content"), r);
+    e.content = decode_blocks<Reader>(r.array("content"), r);
     body = std::move(e);
   } else if (type == "tool_result") {
     ToolResult e{.turn_id = r.string("turn_id"),
@@ -177,14 +184,14 @@ Result<EventBody> decode_body(const std::string& type, const json& object, Field
                  .call_id = r.string("call_id"),
                  .tool_name = r.string("tool_name"),
                  .status = parse_enum(kToolStatuses, r.string("status"), "status", r)};
-    e.content = decode_tool_content(r.array("content"), r);
-    e.details = r.optional_any("details");
+    e.content = decode_tool_content<Reader>(r.array("content"), r);
+    e.details = to_json(r.optional_any("details"));
     body = std::move(e);
   } else if (type == "usage") {
     body = UsageRecorded{.turn_id = r.string("turn_id"),
                          .step = read_step(r),
                          .model = r.optional_string("model"),
-                         .usage = decode_usage(r.optional_any("usage"), r)};
+                         .usage = decode_usage<Reader>(r.optional_any("usage"), r)};
   } else if (type == "model_changed") {
     body = ModelChanged{.provider = r.optional_string("provider"), .model = r.string("model")};
   } else if (type == "paused") {
@@ -203,14 +210,13 @@ Result<EventBody> decode_body(const std::string& type, const json& object, Field
     Recovered e{.dropped_bytes = r.unsigned_integer("dropped_bytes"),
                 .torn_file = r.optional_string("torn_file")};
     for (const auto& note : r.optional_array("notes")) {
-      if (note.is_string()) e.notes.push_back(note.get<std::string>());
+      if (note.is_string()) e.notes.push_back(note.template get<std::string>());
     }
     body = std::move(e);
   } else {
-    body = UnknownEvent{.type = type, .raw = object};
+    return false;
   }
-  if (!r.ok()) return fail(ErrorCode::parse, r.message());
-  return body;
+  return true;
 }
 
 }  // namespace
@@ -259,11 +265,19 @@ json encode(const Event& event) {
   return object;
 }
 
-std::string encode_line(const Event& event) {
+void write_event_line_dom(const Event& event, std::string& out) {
   // Invalid UTF-8 from a tool or model is replaced, never a reason to lose the event.
+  write_json(encode(event), out);
+  out.push_back('\n');
+}
+
+void append_event_line(const Event& event, std::string& out) {
+  if (!write_event_line(event, out)) write_event_line_dom(event, out);
+}
+
+std::string encode_line(const Event& event) {
   std::string line;
-  write_json(encode(event), line);
-  line.push_back('\n');
+  append_event_line(event, line);
   return line;
 }
 
@@ -277,15 +291,42 @@ Result<Event> decode(const json& object) {
   if (!r.ok()) return fail(ErrorCode::parse, r.message());
   FieldReader fields(object, fmt::format("event {} ({})", event.seq, type));
   for (const char* key : {"seq", "ts", "type"}) (void)fields.optional_any(key);
-  AVA_TRY(event.body, decode_body(type, object, fields));
+  if (!decode_known_body(type, fields, event.body)) {
+    event.body = UnknownEvent{.type = type, .raw = object};
+  }
+  if (!fields.ok()) return fail(ErrorCode::parse, fields.message());
   if (!std::holds_alternative<UnknownEvent>(event.body)) event.extra = fields.unread();
   return event;
 }
 
-Result<Event> decode_line(std::string_view line) {
+Result<Event> decode_line_dom(std::string_view line) {
   json object = json::parse(line, nullptr, false);
   if (object.is_discarded()) return fail(ErrorCode::parse, "event is not valid JSON");
   return decode(object);
+}
+
+bool decode_line_fast(std::string_view line, Event& event) {
+  SpanReader r(line);  // validates the whole line first
+  if (!r.ok()) return false;
+  event.seq = r.unsigned_integer("seq");
+  event.ts_ms = r.integer("ts");
+  const std::string type = r.string("type");
+  if (!r.ok() || !decode_known_body(type, r, event.body) || !r.ok()) return false;
+  return r.unread(event.extra);
+}
+
+std::optional<Event> decode_line_fast(std::string_view line) {
+  Event event;
+  if (!decode_line_fast(line, event)) return std::nullopt;
+  return event;
+}
+
+Result<Event> decode_line(std::string_view line) {
+  // The fast path declines unknown kinds and anything it would not decode
+  // exactly as the DOM path does; the DOM path then decides, and names the
+  // problem if there is one.
+  if (auto event = decode_line_fast(line)) return std::move(*event);
+  return decode_line_dom(line);
 }
 
 }  // namespace ava::session

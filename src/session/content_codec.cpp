@@ -1,6 +1,7 @@
 #include "session/content_codec.hpp"
 
 #include "session/overload.hpp"
+#include "session/span_reader.hpp"
 
 #include <fmt/format.h>
 
@@ -72,26 +73,28 @@ nlohmann::json encode_usage(const llm::Usage& usage) {
           {"reasoning_tokens", usage.reasoning_tokens}};
 }
 
-llm::ImageBlock decode_image(const nlohmann::json& object, FieldReader& outer) {
-  FieldReader r(object, "image");
+template <class Reader>
+llm::ImageBlock decode_image(const typename Reader::Value& object, Reader& outer) {
+  Reader r(object, "image");
   llm::ImageBlock image{.media_type = r.string("media_type"), .data = r.string("data")};
   if (!r.ok()) outer.fail(r.message());
   return image;
 }
 
-std::vector<llm::ContentBlock> decode_blocks(const nlohmann::json& array, FieldReader& outer) {
+template <class Reader>
+std::vector<llm::ContentBlock> decode_blocks(const typename Reader::Array& array, Reader& outer) {
   std::vector<llm::ContentBlock> blocks;
   for (const auto& item : array) {
     if (!item.is_object()) {
       outer.fail("content blocks must be objects");
       break;
     }
-    FieldReader r(item, "content block");
+    Reader r(item, "content block");
     const std::string type = r.string("type");
     if (type == "text") {
       blocks.emplace_back(llm::TextBlock{r.string("text")});
     } else if (type == "image") {
-      blocks.emplace_back(decode_image(item, outer));
+      blocks.emplace_back(decode_image<Reader>(item, outer));
     } else if (type == "thinking") {
       blocks.emplace_back(
           llm::ThinkingBlock{.text = r.string("text"),
@@ -105,7 +108,7 @@ std::vector<llm::ContentBlock> decode_blocks(const nlohmann::json& array, FieldR
     } else if (type == "tool_result") {
       llm::ToolResultBlock result{
           .call_id = r.string("call_id"), .content = {}, .is_error = r.optional_bool("is_error")};
-      result.content = decode_tool_content(r.array("content"), r);
+      result.content = decode_tool_content<Reader>(r.array("content"), r);
       blocks.emplace_back(std::move(result));
     } else if (r.ok()) {
       r.fail(fmt::format("unknown content block type '{}'", type));
@@ -118,20 +121,21 @@ std::vector<llm::ContentBlock> decode_blocks(const nlohmann::json& array, FieldR
   return blocks;
 }
 
-std::vector<llm::ToolResultContent> decode_tool_content(const nlohmann::json& array,
-                                                        FieldReader& outer) {
+template <class Reader>
+std::vector<llm::ToolResultContent> decode_tool_content(const typename Reader::Array& array,
+                                                        Reader& outer) {
   std::vector<llm::ToolResultContent> content;
   for (const auto& item : array) {
     if (!item.is_object()) {
       outer.fail("tool content must be objects");
       break;
     }
-    FieldReader r(item, "tool content");
+    Reader r(item, "tool content");
     const std::string type = r.string("type");
     if (type == "text") {
       content.emplace_back(llm::TextBlock{r.string("text")});
     } else if (type == "image") {
-      content.emplace_back(decode_image(item, r));
+      content.emplace_back(decode_image<Reader>(item, r));
     } else if (r.ok()) {
       r.fail(fmt::format("unknown tool content type '{}'", type));
     }
@@ -143,12 +147,13 @@ std::vector<llm::ToolResultContent> decode_tool_content(const nlohmann::json& ar
   return content;
 }
 
-llm::Usage decode_usage(const nlohmann::json& object, FieldReader& outer) {
+template <class Reader>
+llm::Usage decode_usage(const typename Reader::Value& object, Reader& outer) {
   if (!object.is_object()) {
     outer.fail("usage must be an object");
     return {};
   }
-  FieldReader r(object, "usage");
+  Reader r(object, "usage");
   llm::Usage usage{.input_tokens = r.optional_integer("input_tokens"),
                    .output_tokens = r.optional_integer("output_tokens"),
                    .cache_read_tokens = r.optional_integer("cache_read_tokens"),
@@ -157,5 +162,17 @@ llm::Usage decode_usage(const nlohmann::json& object, FieldReader& outer) {
   if (!r.ok()) outer.fail(r.message());
   return usage;
 }
+
+// The two readers the decoders are used with.
+template std::vector<llm::ContentBlock> decode_blocks(const FieldReader::Array&, FieldReader&);
+template std::vector<llm::ContentBlock> decode_blocks(const SpanReader::Array&, SpanReader&);
+template std::vector<llm::ToolResultContent> decode_tool_content(const FieldReader::Array&,
+                                                                 FieldReader&);
+template std::vector<llm::ToolResultContent> decode_tool_content(const SpanReader::Array&,
+                                                                 SpanReader&);
+template llm::ImageBlock decode_image(const FieldReader::Value&, FieldReader&);
+template llm::ImageBlock decode_image(const SpanReader::Value&, SpanReader&);
+template llm::Usage decode_usage(const FieldReader::Value&, FieldReader&);
+template llm::Usage decode_usage(const SpanReader::Value&, SpanReader&);
 
 }  // namespace ava::session

@@ -19,11 +19,17 @@ nlohmann::json encode_tool_content(const std::vector<llm::ToolResultContent>& co
 nlohmann::json encode_image(const llm::ImageBlock& image);
 nlohmann::json encode_usage(const llm::Usage& usage);
 
-// Decoders report problems through the reader of the enclosing event.
-std::vector<llm::ContentBlock> decode_blocks(const nlohmann::json& array, FieldReader& outer);
-std::vector<llm::ToolResultContent> decode_tool_content(const nlohmann::json& array,
-                                                        FieldReader& outer);
-llm::ImageBlock decode_image(const nlohmann::json& object, FieldReader& outer);
-llm::Usage decode_usage(const nlohmann::json& object, FieldReader& outer);
+// Decoders report problems through the reader of the enclosing event. They
+// are written once for both readers: FieldReader over an nlohmann DOM and
+// SpanReader over the JSON text (the fast path), so both read the same.
+template <class Reader>
+std::vector<llm::ContentBlock> decode_blocks(const typename Reader::Array& array, Reader& outer);
+template <class Reader>
+std::vector<llm::ToolResultContent> decode_tool_content(const typename Reader::Array& array,
+                                                        Reader& outer);
+template <class Reader>
+llm::ImageBlock decode_image(const typename Reader::Value& object, Reader& outer);
+template <class Reader>
+llm::Usage decode_usage(const typename Reader::Value& object, Reader& outer);
 
 }  // namespace ava::session

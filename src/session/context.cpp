@@ -30,8 +30,9 @@ void ContextBuilder::claim(const Event& event, const InputClaimed& claimed) {
   for (const auto& id : claimed.input_ids) {
     auto it = std::ranges::find(context_.pending, id, &PendingInput::input_id);
     if (it == context_.pending.end()) continue;  // claimed twice or never acknowledged
-    if (!it->text.empty()) message.content.emplace_back(llm::TextBlock{it->text});
-    for (const auto& image : it->attachments) message.content.emplace_back(image);
+    // The pending entry is dropped right after: its text and images move.
+    if (!it->text.empty()) message.content.emplace_back(llm::TextBlock{std::move(it->text)});
+    for (auto& image : it->attachments) message.content.emplace_back(std::move(image));
     context_.pending.erase(it);
   }
   if (!message.content.empty()) add_message(event.seq, std::move(message));

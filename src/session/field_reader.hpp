@@ -13,6 +13,10 @@ namespace ava::session {
 // records which keys it consumed so the rest can be kept as "extra".
 class FieldReader {
  public:
+  // What the shared decoders (content_codec, codec) see of values and arrays.
+  using Value = nlohmann::json;
+  using Array = nlohmann::json;
+
   FieldReader(const nlohmann::json& object, std::string context)
       : object_(object), context_(std::move(context)) {}
 

@@ -21,14 +21,16 @@ FrameEncoder::~FrameEncoder() { ZSTD_freeCCtx(context_); }
 
 Result<void> FrameEncoder::encode(std::string_view payload, std::string& out) {
   const std::size_t start = out.size();
-  out.resize(start + ZSTD_compressBound(payload.size()));
-  const std::size_t written = ZSTD_compress2(context_, out.data() + start, out.size() - start,
-                                             payload.data(), payload.size());
+  std::size_t written = 0;
+  // The frame goes straight into `out`, without zero-filling the bound first.
+  out.resize_and_overwrite(start + ZSTD_compressBound(payload.size()), [&](char* data,
+                                                                           std::size_t size) {
+    written = ZSTD_compress2(context_, data + start, size - start, payload.data(), payload.size());
+    return ZSTD_isError(written) != 0 ? start : start + written;
+  });
   if (ZSTD_isError(written) != 0) {
-    out.resize(start);
     return fail(ErrorCode::internal, fmt::format("zstd compress: {}", ZSTD_getErrorName(written)));
   }
-  out.resize(start + written);
   return {};
 }
 

@@ -5,78 +5,33 @@
 
 #include <fmt/format.h>
 
+#include "session/utf8.hpp"
+
 namespace ava::session {
 
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-// Length of the valid UTF-8 sequence at text[i], or 0 if it is invalid.
-std::size_t utf8_sequence(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  std::size_t length = 0;
-  std::uint32_t min = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-    min = 0x80;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    min = 0x800;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  std::uint32_t code = lead & (0xFF >> (length + 1));
-  for (std::size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    code = (code << 6) | (byte(i + k) & 0x3F);
-  }
-  if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
-  return length;
-}
+}  // namespace
 
-// How many bytes one U+FFFD replaces at an invalid position: the maximal
-// prefix of a well-formed sequence (Unicode's "maximal subpart"), as nlohmann
-// and most decoders do.
-std::size_t invalid_subpart(std::string_view text, std::size_t i) {
-  const auto lead = static_cast<unsigned char>(text[i]);
-  unsigned char low = 0x80;
-  unsigned char high = 0xBF;
-  std::size_t length = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) length = 2;
-  if (lead >= 0xE0 && lead <= 0xEF) length = 3;
-  if (lead >= 0xF0 && lead <= 0xF4) length = 4;
-  if (lead == 0xE0) low = 0xA0;
-  if (lead == 0xED) high = 0x9F;
-  if (lead == 0xF0) low = 0x90;
-  if (lead == 0xF4) high = 0x8F;
-  std::size_t taken = 1;
-  while (taken < length && i + taken < text.size()) {
-    const auto next = static_cast<unsigned char>(text[i + taken]);
-    if (next < low || next > high) break;
-    low = 0x80;
-    high = 0xBF;
-    ++taken;
-  }
-  return taken;
-}
-
-void write_string(std::string_view text, std::string& out) {
+void write_json_string(std::string_view text, std::string& out) {
   out.push_back('"');
   std::size_t run = 0;  // start of the pending run of bytes copied verbatim
   std::size_t i = 0;
   while (i < text.size()) {
+    if (i + 16 <= text.size()) {
+      const unsigned plain = utf8::plain_prefix16(text.data() + i);
+      i += plain;
+      if (plain == 16) continue;
+    }
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
       ++i;
       continue;
     }
     if (c >= 0x80) {
-      if (const std::size_t length = utf8_sequence(text, i); length > 0) {
+      if (const std::size_t length = utf8::sequence(text, i); length > 0) {
         i += length;
         continue;
       }
@@ -95,7 +50,7 @@ void write_string(std::string_view text, std::string& out) {
           out += fmt::format("\\u{:04x}", c);
         } else {
           out += kReplacement;  // invalid UTF-8
-          i += invalid_subpart(text, i) - 1;
+          i += utf8::invalid_subpart(text, i) - 1;
         }
     }
     ++i;
@@ -105,8 +60,6 @@ void write_string(std::string_view text, std::string& out) {
   out.push_back('"');
 }
 
-}  // namespace
-
 void write_json(const nlohmann::json& value, std::string& out) {
   switch (value.type()) {
     case nlohmann::json::value_t::object: {
@@ -115,7 +68,7 @@ void write_json(const nlohmann::json& value, std::string& out) {
       for (const auto& [key, item] : value.items()) {
         if (!first) out.push_back(',');
         first = false;
-        write_string(key, out);
+        write_json_string(key, out);
         out.push_back(':');
         write_json(item, out);
       }
@@ -134,7 +87,7 @@ void write_json(const nlohmann::json& value, std::string& out) {
       return;
     }
     case nlohmann::json::value_t::string:
-      write_string(value.get_ref<const std::string&>(), out);
+      write_json_string(value.get_ref<const std::string&>(), out);
       return;
     default:
       // Numbers, booleans and null: nlohmann's own formatting.

@@ -11,11 +11,28 @@
 #include "ava/base/clock.hpp"
 #include "ava/base/id.hpp"
 #include "ava/session/codec.hpp"
+#include "session/codec_paths.hpp"
 #include "session/frame.hpp"
 #include "session/json_writer.hpp"
 #include "session/sys.hpp"
 
 namespace ava::session {
+
+namespace {
+
+// Empties a reused buffer, keeping its memory unless one big record grew it:
+// a writer should not hold megabytes for the rest of its life.
+template <class Buffer>
+void clear_keeping_small(Buffer& buffer) {
+  constexpr std::size_t kKeepBytes = 256 * base::KiB;
+  if (buffer.capacity() * sizeof(buffer[0]) > kKeepBytes) {
+    Buffer().swap(buffer);
+  } else {
+    buffer.clear();
+  }
+}
+
+}  // namespace
 
 LogWriter::LogWriter(std::filesystem::path path, int fd, const WriterOptions& options, Seq next_seq)
     : path_(std::move(path)),
@@ -109,13 +126,11 @@ Result<void> LogWriter::recover(LogScan scan, std::string_view bytes) {
   return sync();
 }
 
-Result<Seq> LogWriter::append(EventBody body) {
-  std::vector<EventBody> one;
-  one.push_back(std::move(body));
-  return append_batch(std::move(one));
-}
+Result<Seq> LogWriter::append(EventBody body) { return append_bodies({&body, 1}); }
 
-Result<Seq> LogWriter::append_batch(std::vector<EventBody> bodies) {
+Result<Seq> LogWriter::append_batch(std::vector<EventBody> bodies) { return append_bodies(bodies); }
+
+Result<Seq> LogWriter::append_bodies(std::span<EventBody> bodies) {
   if (bodies.empty()) return fail(ErrorCode::invalid_argument, "append of no events");
   std::unique_lock lock(mutex_);
   if (closed_) return fail(ErrorCode::conflict, "session log is closed: " + path_.string());
@@ -146,18 +161,21 @@ Result<Seq> LogWriter::append_batch(std::vector<EventBody> bodies) {
       continue;
     }
     // Become the leader: write everything pending, ours and others', at once.
+    // Only the leader touches the flushing buffers; swapping keeps both
+    // pairs' capacity, so a steady stream of appends allocates nothing here.
     writing_ = true;
-    std::string bytes = std::move(pending_bytes_);
-    std::vector<Event> events = std::move(pending_events_);
-    pending_bytes_.clear();
-    pending_events_.clear();
+    std::swap(pending_bytes_, flushing_bytes_);
+    std::swap(pending_events_, flushing_events_);
     lock.unlock();
-    auto wrote = write_all(bytes);
-    if (wrote) deliver(events);
+    auto wrote = write_all(flushing_bytes_);
+    if (wrote) deliver(flushing_events_);
+    const Seq last = flushing_events_.back().seq;
+    clear_keeping_small(flushing_bytes_);
+    clear_keeping_small(flushing_events_);
     lock.lock();
     writing_ = false;
     if (wrote) {
-      durable_seq_ = events.back().seq;
+      durable_seq_ = last;
     } else {
       failure_ = std::move(wrote).error();
     }
@@ -167,7 +185,9 @@ Result<Seq> LogWriter::append_batch(std::vector<EventBody> bodies) {
 }
 
 Result<Event> LogWriter::encode_bounded(Event& event) {
-  std::string line = encode_line(event);
+  std::string& line = line_;
+  line.clear();
+  append_event_line(event, line);
   if (line.size() > options_.max_record + 1) {
     nlohmann::json object = encode(event);
     if (!bound_record(object, options_.max_record)) {
@@ -181,7 +201,9 @@ Result<Event> LogWriter::encode_bounded(Event& event) {
     write_json(object, line);
     line.push_back('\n');
   }
-  AVA_TRY_VOID(encoder_->encode(line, pending_bytes_));
+  auto framed = encoder_->encode(line, pending_bytes_);
+  clear_keeping_small(line);
+  if (!framed) return std::unexpected(std::move(framed).error());
   return std::move(event);
 }
 

@@ -2,12 +2,19 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <optional>
 
 #include <fmt/format.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older C libraries lack the name
+#endif
 
 namespace ava::session {
 
@@ -20,12 +27,45 @@ Result<void> lock_exclusive(int fd, const std::filesystem::path& path) {
   return base::fail_errno("lock " + path.string(), errno);
 }
 
+void prefault(void* data, std::size_t bytes) {
+  static const auto kPage = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (bytes < 64 * kPage) return;  // not worth a syscall
+  auto* first = static_cast<char*>(data);
+  const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(first) % kPage;
+  const std::size_t skip = misalignment == 0 ? 0 : kPage - misalignment;
+  const std::size_t length = (bytes - skip) / kPage * kPage;
+  // A hint only: older kernels refuse it (EINVAL) and the pages then fault in
+  // one by one as before.
+  (void)::madvise(first + skip, length, MADV_POPULATE_WRITE);
+}
+
 Result<std::string> read_fd(int fd) {
-  std::string bytes;
   struct stat info {};
-  if (::fstat(fd, &info) == 0 && info.st_size > 0) bytes.reserve(info.st_size);
+  const std::size_t expected =
+      ::fstat(fd, &info) == 0 && info.st_size > 0 ? static_cast<std::size_t>(info.st_size) : 0;
+  std::string bytes;
+  bytes.reserve(expected);
+  prefault(bytes.data(), expected);
+  // Read straight into the string up to the size seen, then on until EOF: a
+  // live log may have grown since fstat.
+  std::optional<int> error;
+  bytes.resize_and_overwrite(expected, [&](char* data, std::size_t size) {
+    std::size_t done = 0;
+    while (done < size) {
+      const ssize_t got = ::pread(fd, data + done, size - done, static_cast<off_t>(done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) {
+        error = errno;
+        break;
+      }
+      if (got == 0) break;
+      done += static_cast<std::size_t>(got);
+    }
+    return done;
+  });
+  if (error) return base::fail_errno("read session log", *error);
   char buffer[1 << 16];
-  off_t offset = 0;
+  auto offset = static_cast<off_t>(bytes.size());
   while (true) {
     const ssize_t got = ::pread(fd, buffer, sizeof buffer, offset);
     if (got < 0 && errno == EINTR) continue;

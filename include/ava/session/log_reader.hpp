@@ -39,9 +39,14 @@ struct LogScan {
 struct ScanOptions {
   std::size_t max_record = base::Limits::defaults().session_record;
   std::size_t max_frame_content = 64 * base::MiB;
+  // A log at least this big is decoded on several threads (the result is the
+  // same as decoding it on one).
+  std::size_t parallel_min_bytes = 4 * base::MiB;
+  std::size_t max_threads = 0;  // 0: one per core
 };
 
 // Reads every frame, verifying zstd checksums, JSON and sequence continuity.
+// A big log is decoded by several threads (see ScanOptions).
 // An undecodable final stretch is reported as a torn tail; an undecodable
 // frame with a complete frame after it is corruption in the middle and an
 // error naming its byte offset. Never modifies anything.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,7 @@ class LogWriter {
   LogWriter(std::filesystem::path path, int fd, const WriterOptions& options, Seq next_seq);
   // `bytes` is the file as scanned; the torn tail is saved from it.
   Result<void> recover(LogScan scan, std::string_view bytes);
+  Result<Seq> append_bodies(std::span<EventBody> bodies);
   // Encodes one event into pending_bytes_, bounding its record size; returns
   // the event as stored (truncated if it had to be).
   Result<Event> encode_bounded(Event& event);
@@ -99,6 +101,10 @@ class LogWriter {
   std::optional<Error> failure_;
   std::string pending_bytes_;
   std::vector<Event> pending_events_;
+  // What the current leader writes; touched only by the thread with writing_ set.
+  std::string flushing_bytes_;
+  std::vector<Event> flushing_events_;
+  std::string line_;  // encoding scratch, under mutex_
 
   std::mutex subscribers_mutex_;
   std::map<std::uint64_t, Subscriber> subscribers_;
@@ -111,6 +117,7 @@ class LogWriter {
 // The closers recovery appends for a log whose last events are `events`:
 // results for unpaired tool calls (the first of a step `interrupted`, the
 // rest `skipped`: tools run in order), then the open step's and turn's ends.
+// A turn paused at a complete step boundary is left open: it resumes later.
 std::vector<EventBody> plan_closers(const std::vector<Event>& events,
                                     std::vector<std::string>& notes);
 

@@ -1,0 +1,127 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace ava::session::utf8 {
+
+// Length of the well-formed UTF-8 sequence at text[i] (whose lead byte is at
+// least 0x80), or 0 if it is ill-formed: overlong forms, surrogates and code
+// points above U+10FFFF are rejected, as JSON parsers (nlohmann included) do.
+inline std::size_t sequence(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  std::size_t length = 0;
+  std::uint32_t min = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+    min = 0x80;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    min = 0x800;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  std::uint32_t code = lead & (0xFF >> (length + 1));
+  for (std::size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    code = (code << 6) | (byte(i + k) & 0x3F);
+  }
+  if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
+  return length;
+}
+
+// How many bytes one U+FFFD replaces at an invalid position: the maximal
+// prefix of a well-formed sequence (Unicode's "maximal subpart"), as nlohmann
+// and most decoders do.
+inline std::size_t invalid_subpart(std::string_view text, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  unsigned char low = 0x80;
+  unsigned char high = 0xBF;
+  std::size_t length = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) length = 2;
+  if (lead >= 0xE0 && lead <= 0xEF) length = 3;
+  if (lead >= 0xF0 && lead <= 0xF4) length = 4;
+  if (lead == 0xE0) low = 0xA0;
+  if (lead == 0xED) high = 0x9F;
+  if (lead == 0xF0) low = 0x90;
+  if (lead == 0xF4) high = 0x8F;
+  std::size_t taken = 1;
+  while (taken < length && i + taken < text.size()) {
+    const auto next = static_cast<unsigned char>(text[i + taken]);
+    if (next < low || next > high) break;
+    low = 0x80;
+    high = 0xBF;
+    ++taken;
+  }
+  return taken;
+}
+
+// Appends code point `code` (at most U+10FFFF) encoded as UTF-8.
+template <class String>
+void append_code_point(std::uint32_t code, String& out) {
+  if (code < 0x80) {
+    out.push_back(static_cast<char>(code));
+  } else if (code < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (code >> 6)));
+    out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
+  } else if (code < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (code >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (code >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((code >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
+  }
+}
+
+// How many of the 16 bytes at `p` come before the first one a JSON string
+// treats specially -- '"', '\\', a control character below 0x20 or a
+// non-ASCII byte -- 16 if there is none. Lets the string writer and scanner
+// step over plain text 16 bytes at a time.
+inline unsigned plain_prefix16(const char* p) {
+#if defined(__SSE2__)
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  // Signed bytes: below 0x20 catches controls and (as negatives) bytes >= 0x80.
+  const __m128i special = _mm_or_si128(
+      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+      _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+  const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+  return mask == 0 ? 16 : static_cast<unsigned>(__builtin_ctz(mask));
+#else
+  unsigned i = 0;
+  while (i < 16) {
+    const auto c = static_cast<unsigned char>(p[i]);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+    ++i;
+  }
+  return i;
+#endif
+}
+
+// The same with only '"' and '\\' special: for text already validated.
+inline unsigned unquoted_prefix16(const char* p) {
+#if defined(__SSE2__)
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i special =
+      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
+  const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+  return mask == 0 ? 16 : static_cast<unsigned>(__builtin_ctz(mask));
+#else
+  unsigned i = 0;
+  while (i < 16 && p[i] != '"' && p[i] != '\\') ++i;
+  return i;
+#endif
+}
+
+}  // namespace ava::session::utf8
