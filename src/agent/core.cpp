@@ -296,21 +296,16 @@ Status AgentCore::status() const {
                 .last_error = last_error_};
 }
 
-asio::awaitable<void> AgentCore::wait_idle() {
+// Runs on the strand, where the driver cancels idle_waiters_ whenever it
+// settles: checking `settled` and starting the wait happen without a
+// suspension between them, so no notification is lost.
+asio::awaitable<void> AgentCore::wait_until(std::function<bool()> settled) {
   auto self = shared_from_this();
-  auto wait = [self]() -> asio::awaitable<void> {
+  auto wait = [self, settled = std::move(settled)]() -> asio::awaitable<void> {
     for (;;) {
       {
         std::lock_guard lock(self->mutex_);
-        const bool runnable = !self->context_.context().pending.empty() && !self->held_;
-        // Paused counts only while the pause still stands (not after a
-        // resume the driver has yet to see).
-        const bool paused = self->state_ == DriverState::paused && self->pause_requested_ &&
-                            !self->abort_requested_ && !self->wake_pending_;
-        const bool idle = self->state_ == DriverState::idle && !runnable && !self->wake_pending_;
-        if (self->driver_done_ || paused || idle) {
-          co_return;
-        }
+        if (settled()) co_return;
       }
       asio::steady_timer timer(self->strand_, asio::steady_timer::time_point::max());
       self->idle_waiters_.push_back(&timer);
@@ -322,22 +317,26 @@ asio::awaitable<void> AgentCore::wait_idle() {
   co_await std::move(waiting);
 }
 
-asio::awaitable<Result<void>> AgentCore::close() {
-  auto self = shared_from_this();
-  request_close();
-  auto wait = [self]() -> asio::awaitable<void> {
-    for (;;) {
-      {
-        std::lock_guard lock(self->mutex_);
-        if (self->driver_done_) co_return;
-      }
-      asio::steady_timer timer(self->strand_, asio::steady_timer::time_point::max());
-      self->idle_waiters_.push_back(&timer);
-      co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-      std::erase(self->idle_waiters_, &timer);
-    }
+asio::awaitable<void> AgentCore::wait_idle() {
+  // The predicate runs with mutex_ held. It is a named variable, not a
+  // temporary inside co_await, which g++ 12 mishandles.
+  std::function<bool()> settled = [this] {
+    const bool runnable = !context_.context().pending.empty() && !held_;
+    // Paused counts only while the pause still stands (not after a resume
+    // or an abort the driver has yet to see).
+    const bool paused =
+        state_ == DriverState::paused && pause_requested_ && !abort_requested_ && !wake_pending_;
+    const bool idle = state_ == DriverState::idle && !runnable && !wake_pending_;
+    return driver_done_ || paused || idle;
   };
-  auto waiting = asio::co_spawn(strand_, wait(), asio::use_awaitable);
+  auto waiting = wait_until(std::move(settled));
+  co_await std::move(waiting);
+}
+
+asio::awaitable<Result<void>> AgentCore::close() {
+  request_close();
+  std::function<bool()> done = [this] { return driver_done_; };
+  auto waiting = wait_until(std::move(done));
   co_await std::move(waiting);
   if (binding_.provider) binding_.provider->close();
   co_return log_->close();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,6 +75,8 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   boost::asio::awaitable<Result<void>> close();
 
  private:
+  // Completes once `settled` (called with mutex_ held) is true.
+  boost::asio::awaitable<void> wait_until(std::function<bool()> settled);
   // driver.cpp
   boost::asio::awaitable<void> drive();
   boost::asio::awaitable<std::optional<TurnPlan>> next_turn();
