@@ -80,11 +80,19 @@ Result<std::unique_ptr<Agent>> Agent::create_at(boost::asio::any_io_executor exe
 }
 
 Result<InputReceipt> Agent::followup(std::string text, std::vector<llm::ImageBlock> attachments) {
-  return core_->acknowledge(session::InputKind::followup, std::move(text), std::move(attachments));
+  return followup(Input{.text = std::move(text), .attachments = std::move(attachments)});
 }
 
 Result<InputReceipt> Agent::steer(std::string text, std::vector<llm::ImageBlock> attachments) {
-  return core_->acknowledge(session::InputKind::steer, std::move(text), std::move(attachments));
+  return steer(Input{.text = std::move(text), .attachments = std::move(attachments)});
+}
+
+Result<InputReceipt> Agent::followup(Input input) {
+  return core_->acknowledge(session::InputKind::followup, std::move(input));
+}
+
+Result<InputReceipt> Agent::steer(Input input) {
+  return core_->acknowledge(session::InputKind::steer, std::move(input));
 }
 
 Result<void> Agent::pause() { return core_->request_pause(); }

@@ -13,6 +13,26 @@ namespace ava::agent {
 
 namespace asio = boost::asio;
 
+namespace {
+
+bool valid_input_id(std::string_view id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (const char c : id) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '.' || c == '_' || c == ':' || c == '-';
+    if (!plain) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void AgentCore::remember_input(const session::Event& event) {
+  if (const auto* input = std::get_if<session::InputAcknowledged>(&event.body)) {
+    acknowledged_.emplace(input->input_id, event.seq);
+  }
+}
+
 AgentCore::AgentCore(const asio::any_io_executor& executor, AgentOptions options,
                      std::unique_ptr<session::LogWriter> log)
     : executor_(executor),
@@ -43,6 +63,7 @@ Result<void> AgentCore::start_existing() {
   int last_step = 0;
   for (const auto& event : log_->take_history()) {
     if (const auto* step = std::get_if<session::StepStarted>(&event.body)) last_step = step->step;
+    remember_input(event);
     context_.apply(event);
   }
   log_->subscribe([this](const session::Event& event) { on_durable(event); });
@@ -118,6 +139,7 @@ void AgentCore::launch() {
 
 void AgentCore::on_durable(const session::Event& event) {
   std::lock_guard lock(mutex_);
+  remember_input(event);
   context_.apply(event);
   if (std::holds_alternative<session::Compacted>(event.body)) ++compactions_;
 }
@@ -154,25 +176,37 @@ void AgentCore::unsubscribe(std::uint64_t id) {
   log_->unsubscribe(id);
 }
 
-Result<InputReceipt> AgentCore::acknowledge(session::InputKind kind, std::string text,
-                                            std::vector<llm::ImageBlock> attachments) {
-  if (text.empty() && attachments.empty()) {
+Result<InputReceipt> AgentCore::acknowledge(session::InputKind kind, Input input) {
+  if (input.text.empty() && input.attachments.empty()) {
     return fail(ErrorCode::invalid_argument, "input has neither text nor attachments");
+  }
+  if (!input.input_id.empty() && !valid_input_id(input.input_id)) {
+    return fail(ErrorCode::invalid_argument,
+                "an input id has 1-128 characters of A-Z a-z 0-9 . _ : -");
   }
   {
     std::lock_guard lock(mutex_);
     if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
   }
-  InputReceipt receipt{.input_id = base::new_id()};
+  InputReceipt receipt{.input_id = input.input_id.empty() ? base::new_id() : input.input_id};
   {
     // The gate: a claim never runs between this append and the pending
-    // queue seeing it (on_durable applies it before append returns).
+    // queue seeing it (on_durable applies it before append returns). It
+    // also orders two sends of one id, so only the first is appended.
     std::lock_guard gate(gate_);
+    {
+      std::lock_guard lock(mutex_);
+      if (auto known = acknowledged_.find(receipt.input_id); known != acknowledged_.end()) {
+        receipt.seq = known->second;
+        receipt.duplicate = true;
+        return receipt;
+      }
+    }
     AVA_TRY(receipt.seq,
             append({session::InputAcknowledged{.input_id = receipt.input_id,
                                                .kind = kind,
-                                               .text = std::move(text),
-                                               .attachments = std::move(attachments)}}));
+                                               .text = std::move(input.text),
+                                               .attachments = std::move(input.attachments)}}));
   }
   {
     std::lock_guard lock(mutex_);

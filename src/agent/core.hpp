@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -53,8 +54,7 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   Result<void> start_new(session::SessionStarted start, ProviderBinding binding);
   Result<void> start_existing();
 
-  Result<InputReceipt> acknowledge(session::InputKind kind, std::string text,
-                                   std::vector<llm::ImageBlock> attachments);
+  Result<InputReceipt> acknowledge(session::InputKind kind, Input input);
   Result<void> request_pause();
   Result<void> request_resume();
   Result<void> request_abort();
@@ -109,6 +109,7 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   void prepare(const std::filesystem::path& cwd);
   void launch();
   void on_durable(const session::Event& event);
+  void remember_input(const session::Event& event);  // with mutex_ held or before launch
   void emit_live(const LiveEvent& event);
   Result<session::Seq> append(std::vector<session::EventBody> bodies);
   void swap_provider_if_requested();
@@ -150,6 +151,9 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   std::int64_t context_window_ = 0;
   std::optional<std::int64_t> max_output_tokens_;
   std::map<std::uint64_t, LiveCallback> live_subscribers_;
+  // Every input id of the log and its event's seq: a resent id is answered
+  // from here (exactly-once input across client retries).
+  std::unordered_map<std::string, session::Seq> acknowledged_;
   std::uint64_t next_live_id_ = 1ULL << 62;  // apart from the log's subscriber ids
 };
 

@@ -2,7 +2,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
 #include <string>
 
 #include "app/commands.hpp"
@@ -25,7 +24,10 @@ int run_cli(int argc, char** argv) {
   add_session_commands(cli, context);
   add_debug_commands(cli, context);
   add_models_commands(cli, context);
+  add_backend_commands(cli, context);
   add_prompt_options(cli, context);
+  ServeFlags serve;
+  add_serve_options(cli, serve);
 
   // Logging is set up before any subcommand callback runs.
   cli.parse_complete_callback([&] {
@@ -42,8 +44,7 @@ int run_cli(int argc, char** argv) {
     return cli.exit(e);
   }
   if (!cli.get_subcommands().empty() || context.ran) return context.exit_code;
-  std::fputs(cli.help().c_str(), stdout);
-  return 0;
+  return run_serve(serve);
 }
 
 }  // namespace ava::app

@@ -16,7 +16,17 @@ struct CliContext {
 void add_session_commands(CLI::App& cli, CliContext& context);
 void add_debug_commands(CLI::App& cli, CliContext& context);
 void add_models_commands(CLI::App& cli, CliContext& context);
+void add_backend_commands(CLI::App& cli, CliContext& context);
 // `ava -p`: top-level options rather than a subcommand.
 void add_prompt_options(CLI::App& cli, CliContext& context);
+
+// `ava --serve` (and bare `ava`): runs after parsing when nothing else ran.
+struct ServeFlags {
+  bool serve = false;
+  int port = 0;
+  bool no_open = false;
+};
+void add_serve_options(CLI::App& cli, ServeFlags& flags);
+int run_serve(const ServeFlags& flags);
 
 }  // namespace ava::app

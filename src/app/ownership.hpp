@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "ava/base/error.hpp"
 #include "ava/base/home.hpp"
@@ -21,5 +22,21 @@ struct Owner {
 
 // Who holds the home's owner lock right now, without taking it.
 Result<std::optional<Owner>> probe_owner(const base::Home& home);
+
+// The lock itself, held by the API server for its lifetime. A lock file left
+// by a killed server is simply taken over: the kernel released its lock.
+class OwnerLock {
+ public:
+  // conflict, naming the owner's pid, when another process holds it.
+  static Result<OwnerLock> acquire(const base::Home& home);
+  OwnerLock(OwnerLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  OwnerLock& operator=(OwnerLock&&) = delete;
+  OwnerLock(const OwnerLock&) = delete;
+  ~OwnerLock();
+
+ private:
+  explicit OwnerLock(int fd) : fd_(fd) {}
+  int fd_;
+};
 
 }  // namespace ava::app

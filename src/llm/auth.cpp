@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "ava/base/private_file.hpp"
 #include "llm/settings_files.hpp"
 
 namespace ava::llm {
@@ -44,16 +45,6 @@ Result<std::string> read_all(int fd, const std::filesystem::path& path) {
   }
 }
 
-Result<void> write_all(int fd, std::string_view data, const std::filesystem::path& path) {
-  while (!data.empty()) {
-    ssize_t put = ::write(fd, data.data(), data.size());
-    if (put < 0 && errno == EINTR) continue;
-    if (put < 0) return base::fail_errno("write " + path.string(), errno);
-    data.remove_prefix(static_cast<std::size_t>(put));
-  }
-  return {};
-}
-
 // Writes the document next to `path` and renames it into place, so a crash
 // leaves either the old file or the new one, never half of one.
 Result<void> replace_file(const std::filesystem::path& path, const json& document) {
@@ -63,27 +54,7 @@ Result<void> replace_file(const std::filesystem::path& path, const json& documen
   } catch (const json::type_error&) {
     return fail(ErrorCode::invalid_argument, "an API key must be valid UTF-8 text");
   }
-  std::string pattern = path.string() + ".tmp-XXXXXX";
-  Fd temp{::mkstemp(pattern.data())};  // created 0600
-  if (temp.fd < 0)
-    return base::fail_errno("create a temporary file beside " + path.string(), errno);
-  std::filesystem::path temp_path = pattern;
-  auto written = [&]() -> Result<void> {
-    if (::fchmod(temp.fd, 0600) != 0) return base::fail_errno("chmod " + pattern, errno);
-    AVA_TRY_VOID(write_all(temp.fd, text, temp_path));
-    if (::fsync(temp.fd) != 0) return base::fail_errno("fsync " + pattern, errno);
-    if (::rename(pattern.c_str(), path.c_str()) != 0)
-      return base::fail_errno("rename to " + path.string(), errno);
-    return {};
-  }();
-  if (!written) {
-    ::unlink(pattern.c_str());
-    return written;
-  }
-  // Make the rename itself durable.
-  Fd dir{::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-  if (dir.fd >= 0) (void)::fsync(dir.fd);
-  return {};
+  return base::write_private_file(path, text);
 }
 
 }  // namespace

@@ -231,3 +231,41 @@ TEST_CASE("an agent needs a provider factory and an existing working directory",
   REQUIRE_FALSE(bad_cwd);
   CHECK(bad_cwd.error().code == ErrorCode::not_found);
 }
+
+TEST_CASE("a resent client input id returns the first receipt, across a reopen", "[agent][input]") {
+  test::TempDir dir;
+  test::Runtime runtime;
+  const auto log = dir.path() / "s1.jsonl.zst";
+  auto agent = agent::Agent::create(runtime.executor(), log,
+                                    test::basic_options(test::echo_factory(), dir.path()));
+  REQUIRE(agent);
+  REQUIRE((*agent)->pause());  // keep the input pending: a duplicate must not add a second one
+
+  auto first = (*agent)->followup(agent::Input{.text = "hello", .input_id = "client-1"});
+  REQUIRE(first);
+  CHECK(first->input_id == "client-1");
+  CHECK_FALSE(first->duplicate);
+  auto again = (*agent)->followup(agent::Input{.text = "hello", .input_id = "client-1"});
+  REQUIRE(again);
+  CHECK(again->duplicate);
+  CHECK(again->seq == first->seq);
+  CHECK((*agent)->status().pending_inputs == 1);
+
+  auto bad = (*agent)->followup(agent::Input{.text = "x", .input_id = "has space"});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == ErrorCode::invalid_argument);
+  runtime.close(**agent);
+
+  auto reopened = agent::Agent::create_at(runtime.executor(), log,
+                                          test::basic_options(test::echo_factory(), dir.path()));
+  REQUIRE(reopened);
+  auto after_reopen = (*reopened)->steer(agent::Input{.text = "hello", .input_id = "client-1"});
+  REQUIRE(after_reopen);
+  CHECK(after_reopen->duplicate);
+  CHECK(after_reopen->seq == first->seq);
+  runtime.wait_idle(**reopened);
+  runtime.close(**reopened);
+
+  const auto inputs = events_of<session::InputAcknowledged>(test::read_events(log));
+  CHECK(inputs.size() == 1);
+}

@@ -1,12 +1,12 @@
 // ava-fake-provider: a loopback LLM provider for integration tests and demos.
 //
 //   ava-fake-provider --format anthropic|openai|openai-responses
-//                     (--script SCRIPT.json | --fixture BODY.sse) [--tls CERT KEY]
+//                     (--script SCRIPT.json | --fixture BODY.sse | --echo) [--tls CERT KEY]
 //
 // Prints its base URL on the first line of stdout, then serves until
 // SIGINT/SIGTERM. Each request gets the next response of the mock script
 // rendered in the wire format (past the end: HTTP 500), or the fixture body
-// byte for byte.
+// byte for byte, or (--echo) a reply to the last message (support/fake_echo.hpp).
 
 #include <csignal>
 #include <cstdio>
@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "support/fake_echo.hpp"
 #include "support/fake_provider.hpp"
 #include "support/wire_sse.hpp"
 
@@ -22,7 +23,7 @@ namespace {
 int usage() {
   std::fputs(
       "usage: ava-fake-provider --format anthropic|openai|openai-responses "
-      "(--script FILE | --fixture FILE) [--tls CERT KEY]\n",
+      "(--script FILE | --fixture FILE | --echo) [--tls CERT KEY]\n",
       stderr);
   return 2;
 }
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   std::string format;
   std::string script_path;
   std::string fixture_path;
+  bool echo = false;
   ava::test::FakeProviderServer::Options options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -42,6 +44,8 @@ int main(int argc, char** argv) {
       script_path = argv[++i];
     } else if (arg == "--fixture" && i + 1 < argc) {
       fixture_path = argv[++i];
+    } else if (arg == "--echo") {
+      echo = true;
     } else if (arg == "--tls" && i + 2 < argc) {
       options.tls = true;
       options.certificate_chain = argv[++i];
@@ -51,7 +55,8 @@ int main(int argc, char** argv) {
     }
   }
   auto api = ava::llm::parse_wire_api(format);
-  if (!api || script_path.empty() == fixture_path.empty()) return usage();
+  const int sources = int(!script_path.empty()) + int(!fixture_path.empty()) + int(echo);
+  if (!api || sources != 1) return usage();
 
   sigset_t signals;
   sigemptyset(&signals);
@@ -60,7 +65,11 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before the server thread starts
 
   auto server = ava::test::FakeProviderServer::start(options);
-  if (!fixture_path.empty()) {
+  if (echo) {
+    server->set_fallback([api = *api](const ava::test::RecordedRequest& request) {
+      return ava::test::echo_reply(api, request);
+    });
+  } else if (!fixture_path.empty()) {
     std::ifstream in(fixture_path, std::ios::binary);
     std::ostringstream body;
     body << in.rdbuf();

@@ -61,10 +61,21 @@ struct AgentOptions {
   base::Limits limits = base::Limits::defaults();
 };
 
+// Input for followup()/steer(). `input_id` is optional: a client that picks
+// its own id (1-128 characters of A-Z a-z 0-9 . _ : -) may resend the same
+// input after a lost response and gets the first receipt back instead of a
+// second copy, for as long as the log exists.
+struct Input {
+  std::string text;
+  std::vector<llm::ImageBlock> attachments;
+  std::string input_id;
+};
+
 // What followup()/steer() return once the input event is durable.
 struct InputReceipt {
   std::string input_id;
   session::Seq seq = 0;
+  bool duplicate = false;  // the id was acknowledged before; nothing was enqueued
 };
 
 // Provider-neutral state for UIs and the API's status route.
@@ -145,6 +156,8 @@ class Agent {
   // the input is durable in the log. A steer with no turn running starts one.
   Result<InputReceipt> followup(std::string text, std::vector<llm::ImageBlock> attachments = {});
   Result<InputReceipt> steer(std::string text, std::vector<llm::ImageBlock> attachments = {});
+  Result<InputReceipt> followup(Input input);
+  Result<InputReceipt> steer(Input input);
 
   // Pause takes effect at the next complete step boundary; resume continues
   // a paused turn or starts pending input. Abort ends the running turn:

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "app/conversation_host.hpp"
+#include "app/http_server.hpp"
+#include "app/registry.hpp"
+#include "app/runtime_files.hpp"
+#include "ava/llm/settings.hpp"
+
+// The HTTP/SSE API (docs/api.md), shared by `ava-backend` and `ava --serve`.
+namespace ava::app {
+
+struct ServerInfo {
+  std::string mode;  // "backend" or "serve"
+  std::string version;
+  MachineIdentity machine;
+  pid_t pid = 0;
+  std::int64_t started_ms = 0;
+};
+
+struct ApiContext {
+  ServerInfo info;
+  Registry* registry = nullptr;
+  ConversationHost* host = nullptr;
+  StatusFeed* status = nullptr;
+  std::shared_ptr<const llm::Settings> settings;
+  std::function<void()> request_shutdown;  // POST /api/shutdown; empty: not offered
+};
+
+// One function per route file (src/app/api_<area>.cpp).
+void add_system_routes(Router& router, const std::shared_ptr<ApiContext>& context);
+void add_project_routes(Router& router, const std::shared_ptr<ApiContext>& context);
+void add_conversation_routes(Router& router, const std::shared_ptr<ApiContext>& context);
+void add_event_routes(Router& router, const std::shared_ptr<ApiContext>& context);
+
+inline void add_api_routes(Router& router, const std::shared_ptr<ApiContext>& context) {
+  add_system_routes(router, context);
+  add_project_routes(router, context);
+  add_conversation_routes(router, context);
+  add_event_routes(router, context);
+}
+
+// Helpers shared by the route files.
+// Most routes answer at once: they are written as plain functions (which
+// also keeps braced JSON out of coroutine bodies, where g++ 12 miscompiles
+// initializer lists) and adapted here.
+using Reply = std::function<HttpResponse(const HttpRequest& request)>;
+Handler answer(Reply reply);
+// A route function bound to the shared context.
+using RouteFunction = HttpResponse (*)(const ApiContext& context, const HttpRequest& request);
+inline Reply with(const std::shared_ptr<ApiContext>& context, RouteFunction route) {
+  return [context, route](const HttpRequest& request) { return route(*context, request); };
+}
+// The request body as JSON; invalid_argument when it is not.
+Result<nlohmann::json> json_body(const HttpRequest& request);
+nlohmann::json status_json(const agent::Status& status);
+nlohmann::json conversation_json(const ApiContext& context,
+                                 const protocol::Conversation& conversation);
+
+}  // namespace ava::app

@@ -1,0 +1,193 @@
+// /api/conversations: the catalog, input and driver control.
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "app/api.hpp"
+#include "ava/base/clock.hpp"
+
+namespace ava::app {
+namespace {
+
+// A title from the first input when the conversation has none yet.
+std::string title_from(std::string_view text) {
+  text = text.substr(0, text.find('\n'));
+  constexpr std::size_t max_title = 80;
+  if (text.size() <= max_title) return std::string(text);
+  std::size_t cut = max_title;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut;  // whole UTF-8 characters
+  return std::string(text.substr(0, cut)) + "…";
+}
+
+Registry::Filter filter_of(const HttpRequest& request) {
+  Registry::Filter filter;
+  if (auto project = request.query_value("project")) filter.project_id = std::string(*project);
+  const auto archived = request.query_value("archived");
+  if (!archived) {
+    filter.archived = false;
+  } else if (*archived != "all") {
+    filter.archived = *archived == "true" || *archived == "1";
+  }
+  return filter;
+}
+
+HttpResponse list(const ApiContext& context, const HttpRequest& request) {
+  std::size_t limit = SIZE_MAX;
+  if (auto text = request.query_value("limit")) {
+    auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), limit);
+    if (error != std::errc() || end != text->data() + text->size()) {
+      return error_response(400, "invalid_argument", "limit must be a number");
+    }
+  }
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& conversation : context.registry->conversations(filter_of(request))) {
+    if (items.size() >= limit) break;
+    items.push_back(conversation_json(context, conversation));
+  }
+  return json_response(200, {{"conversations", std::move(items)}});
+}
+
+HttpResponse create(const ApiContext& context, const HttpRequest& request) {
+  auto body = json_body(request);
+  if (!body) return error_response(body.error());
+  auto parsed = protocol::parse_create_conversation(*body);
+  if (!parsed) return error_response(parsed.error());
+  auto created = context.host->create(*parsed);
+  if (!created) return error_response(created.error());
+  return json_response(201, conversation_json(context, *created));
+}
+
+HttpResponse show(const ApiContext& context, const HttpRequest& request) {
+  auto conversation = context.registry->conversation(request.params[0]);
+  if (!conversation) return error_response(404, "not_found", "no such conversation");
+  nlohmann::json out = conversation_json(context, *conversation);
+  if (auto live = context.host->find_loaded(conversation->id))
+    out["status"] = status_json(live->agent->status());
+  return json_response(200, out);
+}
+
+HttpResponse patch(const ApiContext& context, const HttpRequest& request) {
+  auto body = json_body(request);
+  if (!body) return error_response(body.error());
+  auto parsed = protocol::parse_conversation_patch(*body);
+  if (!parsed) return error_response(parsed.error());
+  auto patched = context.registry->patch_conversation(request.params[0], *parsed);
+  if (!patched) return error_response(patched.error());
+  nlohmann::json out = conversation_json(context, *patched);
+  context.status->publish({{"type", "catalog"}, {"action", "updated"}, {"conversation", out}});
+  return json_response(200, out);
+}
+
+void name_after_first_input(const ApiContext& context, const std::string& id,
+                            const std::string& text) {
+  auto conversation = context.registry->conversation(id);
+  if (!conversation || !conversation->title.empty() || text.empty()) return;
+  protocol::ConversationPatch titled;
+  titled.title = title_from(text);
+  if (auto patched = context.registry->patch_conversation(id, titled)) {
+    context.status->publish({{"type", "catalog"},
+                             {"action", "updated"},
+                             {"conversation", protocol::to_json(*patched)}});
+  }
+}
+
+HttpResponse input(const ApiContext& context, const HttpRequest& request) {
+  const std::string& id = request.params[0];
+  auto body = json_body(request);
+  if (!body) return error_response(body.error());
+  auto parsed = protocol::parse_input_request(*body);
+  if (!parsed) return error_response(parsed.error());
+  auto live = context.host->open(id);
+  if (!live) return error_response(live.error());
+  agent::Input input{.text = parsed->text, .input_id = parsed->input_id};
+  for (auto& attachment : parsed->attachments) {
+    llm::ImageBlock image;
+    image.media_type = std::move(attachment.media_type);
+    image.data = std::move(attachment.data);
+    input.attachments.push_back(std::move(image));
+  }
+  agent::Agent& agent = *(*live)->agent;
+  auto receipt = parsed->kind == protocol::InputKind::steer ? agent.steer(std::move(input))
+                                                            : agent.followup(std::move(input));
+  if (!receipt) return error_response(receipt.error());
+  if (!receipt->duplicate) {
+    context.registry->touch(id, base::unix_ms_now());
+    name_after_first_input(context, id, parsed->text);
+  }
+  const protocol::InputAccepted accepted{.input_id = receipt->input_id,
+                                         .seq = static_cast<std::int64_t>(receipt->seq),
+                                         .duplicate = receipt->duplicate};
+  return json_response(202, protocol::to_json(accepted));
+}
+
+using Action = std::function<Result<void>(agent::Agent&)>;
+
+Reply control(const std::shared_ptr<ApiContext>& context, Action action) {
+  return [context, action = std::move(action)](const HttpRequest& request) {
+    auto live = context->host->open(request.params[0]);
+    if (!live) return error_response(live.error());
+    if (auto done = action(*(*live)->agent); !done) return error_response(done.error());
+    return json_response(200, status_json((*live)->agent->status()));
+  };
+}
+
+HttpResponse set_model(const ApiContext& context, const HttpRequest& request) {
+  const std::string& id = request.params[0];
+  auto body = json_body(request);
+  if (!body) return error_response(body.error());
+  auto model = protocol::parse_model_ref(*body);
+  if (!model) return error_response(model.error());
+  auto live = context.host->open(id);
+  if (!live) return error_response(live.error());
+  agent::Agent& agent = *(*live)->agent;
+  agent::ModelChoice choice;
+  choice.provider = model->provider;
+  choice.model = model->model;
+  if (auto set = agent.set_model(choice); !set) return error_response(set.error());
+  protocol::ConversationPatch changed;
+  changed.model = *model;
+  (void)context.registry->patch_conversation(id, changed);
+  return json_response(200, status_json(agent.status()));
+}
+
+HttpResponse status(const ApiContext& context, const HttpRequest& request) {
+  auto live = context.host->open(request.params[0]);
+  if (!live) return error_response(live.error());
+  return json_response(200, status_json((*live)->agent->status()));
+}
+
+HttpResponse context_report(const ApiContext& context, const HttpRequest& request) {
+  auto live = context.host->open(request.params[0]);
+  if (!live) return error_response(live.error());
+  const auto report = (*live)->agent->context_report();
+  return json_response(200, {{"messages", report.messages},
+                             {"estimatedTokens", report.estimated_tokens},
+                             {"contextWindow", report.context_window},
+                             {"systemPromptChars", report.system_prompt_chars},
+                             {"toolSchemaChars", report.tool_schema_chars},
+                             {"compactions", report.compactions},
+                             {"pendingInputs", report.pending_inputs},
+                             {"unpairedCalls", report.unpaired_calls}});
+}
+
+}  // namespace
+
+void add_conversation_routes(Router& router, const std::shared_ptr<ApiContext>& context) {
+  router.add("GET", "/api/conversations", answer(with(context, list)));
+  router.add("POST", "/api/conversations", answer(with(context, create)));
+  router.add("GET", "/api/conversations/{id}", answer(with(context, show)));
+  router.add("PATCH", "/api/conversations/{id}", answer(with(context, patch)));
+  router.add("POST", "/api/conversations/{id}/input", answer(with(context, input)));
+  router.add("POST", "/api/conversations/{id}/pause",
+             answer(control(context, [](agent::Agent& a) { return a.pause(); })));
+  router.add("POST", "/api/conversations/{id}/resume",
+             answer(control(context, [](agent::Agent& a) { return a.resume(); })));
+  router.add("POST", "/api/conversations/{id}/abort",
+             answer(control(context, [](agent::Agent& a) { return a.abort(); })));
+  router.add("PUT", "/api/conversations/{id}/model", answer(with(context, set_model)));
+  router.add("GET", "/api/conversations/{id}/status", answer(with(context, status)));
+  router.add("GET", "/api/conversations/{id}/context", answer(with(context, context_report)));
+}
+
+}  // namespace ava::app

@@ -1,0 +1,151 @@
+// Event streams: a conversation's durable events (replay from a cursor, then
+// the live tail) and the status stream of the present.
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "app/api.hpp"
+#include "ava/session/follower.hpp"
+#include "ava/transport/sse.hpp"
+
+namespace ava::app {
+namespace {
+
+namespace asio = boost::asio;
+
+constexpr std::chrono::seconds keep_alive_interval{15};
+constexpr std::size_t replay_chunk_bytes = 256 * 1024;
+
+// The cursor: ?after=N, else Last-Event-ID, else 0 (from the start).
+std::optional<std::int64_t> cursor_of(const HttpRequest& request) {
+  std::string_view text = request.header("last-event-id");
+  if (auto after = request.query_value("after")) text = *after;
+  if (text.empty()) return 0;
+  std::int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+// Writes the log's events after `after` (those the feed no longer or never
+// held); returns the new cursor, or nullopt when the client is gone.
+asio::awaitable<std::optional<std::int64_t>> replay_from_log(Exchange& exchange,
+                                                             const std::filesystem::path& log,
+                                                             std::int64_t after) {
+  auto follower = session::LogFollower::open(log, static_cast<session::Seq>(after));
+  if (!follower) co_return after;
+  auto events = (*follower)->poll();
+  if (!events) co_return after;
+  std::string chunk;
+  for (const auto& event : *events) {
+    chunk += event_frame(event);
+    after = static_cast<std::int64_t>(event.seq);
+    if (chunk.size() >= replay_chunk_bytes) {
+      if (!co_await exchange.write_events(chunk)) co_return std::nullopt;
+      chunk.clear();
+    }
+  }
+  if (!chunk.empty() && !co_await exchange.write_events(chunk)) co_return std::nullopt;
+  co_return after;
+}
+
+// Follows `feed` from `after` until the client goes, the feed closes or the
+// client falls behind what the feed holds. `replay` fills gaps before the
+// feed's floor, only until the stream has caught up once.
+asio::awaitable<void> follow(
+    Exchange& exchange, EventFeed& feed, std::int64_t after,
+    const std::function<asio::awaitable<std::optional<std::int64_t>>(std::int64_t)>& replay) {
+  bool caught_up = false;
+  int replays = 0;
+  for (;;) {
+    auto batch = feed.take(after);
+    switch (batch.outcome) {
+      case EventFeed::Outcome::frames: {
+        std::string frames;
+        for (const auto& frame : batch.frames) frames += frame->bytes;
+        after = batch.frames.back()->seq;
+        caught_up = true;
+        if (!co_await exchange.write_events(frames)) co_return;
+        break;
+      }
+      case EventFeed::Outcome::behind: {
+        if (caught_up || !replay || ++replays > 3) {
+          // Cut: the client reconnects with Last-Event-ID and replays from the log.
+          const std::string notice =
+              transport::encode_sse_comment("cut: too far behind; reconnect from your cursor");
+          co_await exchange.write_events(notice);
+          co_return;
+        }
+        auto next = co_await replay(after);
+        if (!next) co_return;
+        if (*next == after) {
+          // The feed starts later than the log ends: nothing more to replay.
+          after = feed.floor();
+        } else {
+          after = *next;
+        }
+        break;
+      }
+      case EventFeed::Outcome::nothing_yet: {
+        caught_up = true;
+        co_await feed.wait(after, keep_alive_interval);
+        if (feed.take(after, 1).outcome == EventFeed::Outcome::nothing_yet) {
+          if (!co_await exchange.write_events(transport::encode_sse_comment())) co_return;
+        }
+        break;
+      }
+      case EventFeed::Outcome::closed: co_return;
+    }
+  }
+}
+
+}  // namespace
+
+void add_event_routes(Router& router, const std::shared_ptr<ApiContext>& context) {
+  router.add("GET", "/api/conversations/{id}/events",
+             [context](Exchange& exchange) -> asio::awaitable<void> {
+               auto cursor = cursor_of(exchange.request());
+               if (!cursor) {
+                 HttpResponse reply = error_response(400, "invalid_argument",
+                                                     "the cursor must be a sequence number");
+                 co_await exchange.respond(std::move(reply));
+                 co_return;
+               }
+               auto live = context->host->open(exchange.request().params[0]);
+               if (!live) {
+                 HttpResponse reply = error_response(live.error());
+                 co_await exchange.respond(std::move(reply));
+                 co_return;
+               }
+               const auto log = (*live)->agent->log_path();
+               std::shared_ptr<EventFeed> feed = (*live)->events;
+               live->reset();  // the stream must not keep an unloaded conversation alive
+               if (!co_await exchange.begin_events()) co_return;
+               if (!co_await exchange.write_events("retry: 1000\n\n")) co_return;
+               co_await follow(exchange, *feed, *cursor, [&](std::int64_t after) {
+                 return replay_from_log(exchange, log, after);
+               });
+             });
+
+  router.add("GET", "/api/status/events", [context](Exchange& exchange) -> asio::awaitable<void> {
+    // The present first: the state of every loaded conversation.
+    nlohmann::json loaded = nlohmann::json::array();
+    for (const auto& live : context->host->loaded()) {
+      nlohmann::json item = status_json(live->agent->status());
+      item["conversationId"] = live->id;
+      loaded.push_back(std::move(item));
+    }
+    EventFeed& feed = context->status->feed();
+    const std::int64_t start = feed.last_seq();
+    const std::string snapshot =
+        nlohmann::json{{"type", "snapshot"}, {"conversations", loaded}}.dump(
+            -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string id = std::to_string(start);
+    auto frame = transport::encode_sse({.event = "snapshot", .data = snapshot, .id = id});
+    if (!co_await exchange.begin_events()) co_return;
+    if (!co_await exchange.write_events("retry: 1000\n\n" + frame.value_or(""))) co_return;
+    co_await follow(exchange, feed, start, nullptr);
+  });
+}
+
+}  // namespace ava::app

@@ -1,0 +1,210 @@
+#include "app/registry.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "ava/base/clock.hpp"
+#include "ava/base/id.hpp"
+#include "ava/base/private_file.hpp"
+
+namespace ava::app {
+namespace {
+
+constexpr std::size_t registry_file_limit = 256 * 1024 * 1024;
+
+}  // namespace
+
+Result<std::unique_ptr<Registry>> Registry::load(std::filesystem::path file) {
+  std::unique_ptr<Registry> registry(new Registry(std::move(file)));
+  auto text = base::read_file_limited(registry->file_, registry_file_limit);
+  if (!text) {
+    if (text.error().code == ErrorCode::not_found) return registry;
+    return std::unexpected(text.error());
+  }
+  auto document = nlohmann::json::parse(*text, nullptr, false);
+  if (document.is_discarded() || !document.is_object()) {
+    return fail(ErrorCode::parse,
+                registry->file_.string() +
+                    " is not valid JSON; move it aside to start with an empty registry");
+  }
+  const std::string origin = registry->file_.string();
+  if (auto projects = document.find("projects");
+      projects != document.end() && projects->is_array()) {
+    for (const auto& item : *projects) {
+      auto project = protocol::project_from_json(item);
+      if (!project) return fail(ErrorCode::parse, origin + ": " + project.error().message);
+      registry->projects_.push_back(std::move(*project));
+    }
+  }
+  if (auto list = document.find("conversations"); list != document.end() && list->is_array()) {
+    for (const auto& item : *list) {
+      auto conversation = protocol::conversation_from_json(item);
+      if (!conversation)
+        return fail(ErrorCode::parse, origin + ": " + conversation.error().message);
+      std::string id = conversation->id;
+      registry->conversations_.emplace(std::move(id), std::move(*conversation));
+    }
+  }
+  return registry;
+}
+
+std::vector<protocol::Project> Registry::projects() const {
+  std::lock_guard lock(mutex_);
+  return projects_;
+}
+
+std::optional<protocol::Project> Registry::project(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& project : projects_) {
+    if (project.id == id) return project;
+  }
+  return std::nullopt;
+}
+
+Result<protocol::Project> Registry::add_project(const std::filesystem::path& folder,
+                                                std::string name) {
+  std::error_code ec;
+  if (!folder.is_absolute())
+    return fail(ErrorCode::invalid_argument, "a project path must be absolute");
+  const auto canonical = std::filesystem::canonical(folder, ec);
+  if (ec || !std::filesystem::is_directory(canonical, ec)) {
+    return fail(ErrorCode::not_found, "no such folder: " + folder.string());
+  }
+  std::lock_guard lock(mutex_);
+  for (const auto& project : projects_) {
+    if (project.path == canonical.string()) return project;
+  }
+  protocol::Project project{.id = base::new_id(),
+                            .path = canonical.string(),
+                            .name = name.empty() ? canonical.filename().string() : std::move(name),
+                            .created_ms = base::unix_ms_now()};
+  projects_.push_back(project);
+  if (auto saved = save_locked(); !saved) {
+    projects_.pop_back();
+    return std::unexpected(saved.error());
+  }
+  return project;
+}
+
+Result<void> Registry::remove_project(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  auto it =
+      std::find_if(projects_.begin(), projects_.end(), [&](const auto& p) { return p.id == id; });
+  if (it == projects_.end()) return fail(ErrorCode::not_found, "no project " + id);
+  for (const auto& [conversation_id, conversation] : conversations_) {
+    if (conversation.project_id == id && !conversation.archived) {
+      return fail(ErrorCode::conflict, "the project still has conversations; archive them first");
+    }
+  }
+  const protocol::Project removed = *it;
+  projects_.erase(it);
+  if (auto saved = save_locked(); !saved) {
+    projects_.push_back(removed);
+    return saved;
+  }
+  return {};
+}
+
+std::vector<protocol::Conversation> Registry::conversations(const Filter& filter) const {
+  std::vector<protocol::Conversation> list;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, conversation] : conversations_) {
+      if (filter.project_id && conversation.project_id != *filter.project_id) continue;
+      if (filter.archived && conversation.archived != *filter.archived) continue;
+      list.push_back(conversation);
+    }
+  }
+  std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+    if (a.pinned != b.pinned) return a.pinned;
+    if (a.updated_ms != b.updated_ms) return a.updated_ms > b.updated_ms;
+    return a.id > b.id;
+  });
+  return list;
+}
+
+std::optional<protocol::Conversation> Registry::conversation(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  auto it = conversations_.find(id);
+  if (it == conversations_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::size_t Registry::conversation_count() const {
+  std::lock_guard lock(mutex_);
+  return conversations_.size();
+}
+
+Result<void> Registry::add_conversation(protocol::Conversation conversation) {
+  std::lock_guard lock(mutex_);
+  const std::string id = conversation.id;
+  auto [it, inserted] = conversations_.emplace(id, std::move(conversation));
+  if (!inserted) return fail(ErrorCode::already_exists, "conversation " + id + " exists");
+  if (auto saved = save_locked(); !saved) {
+    conversations_.erase(it);
+    return saved;
+  }
+  return {};
+}
+
+Result<protocol::Conversation> Registry::patch_conversation(
+    const std::string& id, const protocol::ConversationPatch& patch) {
+  std::lock_guard lock(mutex_);
+  auto it = conversations_.find(id);
+  if (it == conversations_.end()) return fail(ErrorCode::not_found, "no conversation " + id);
+  const protocol::Conversation before = it->second;
+  auto& conversation = it->second;
+  if (patch.title) conversation.title = *patch.title;
+  if (patch.pinned) conversation.pinned = *patch.pinned;
+  if (patch.archived) conversation.archived = *patch.archived;
+  if (patch.reviewed_seq) conversation.reviewed_seq = *patch.reviewed_seq;
+  if (patch.model) conversation.model = *patch.model;
+  if (auto saved = save_locked(); !saved) {
+    conversation = before;
+    return std::unexpected(saved.error());
+  }
+  return conversation;
+}
+
+void Registry::record_activity(const std::string& id, std::int64_t last_seq,
+                               const protocol::TokenTotals& usage, std::int64_t now_ms) {
+  std::lock_guard lock(mutex_);
+  auto it = conversations_.find(id);
+  if (it == conversations_.end()) return;
+  it->second.last_seq = std::max(it->second.last_seq, last_seq);
+  it->second.usage = usage;
+  it->second.updated_ms = now_ms;
+  dirty_ = true;
+}
+
+void Registry::touch(const std::string& id, std::int64_t now_ms) {
+  std::lock_guard lock(mutex_);
+  auto it = conversations_.find(id);
+  if (it == conversations_.end()) return;
+  it->second.updated_ms = now_ms;
+  dirty_ = true;
+}
+
+Result<void> Registry::flush() {
+  std::lock_guard lock(mutex_);
+  if (!dirty_) return {};
+  return save_locked();
+}
+
+Result<void> Registry::save_locked() {
+  nlohmann::json projects = nlohmann::json::array();
+  for (const auto& project : projects_) projects.push_back(protocol::to_json(project));
+  nlohmann::json conversations = nlohmann::json::array();
+  for (const auto& [id, conversation] : conversations_)
+    conversations.push_back(protocol::to_json(conversation));
+  const nlohmann::json document{{"version", 1},
+                                {"projects", std::move(projects)},
+                                {"conversations", std::move(conversations)}};
+  AVA_TRY_VOID(base::write_private_file(
+      file_, document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  dirty_ = false;
+  return {};
+}
+
+}  // namespace ava::app

@@ -1,0 +1,181 @@
+#include "app/server.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "app/api.hpp"
+#include "app/ownership.hpp"
+#include "app/providers.hpp"
+#include "app/static_files.hpp"
+#include "ava/base/clock.hpp"
+#include "ava/base/version.hpp"
+
+namespace ava::app {
+namespace {
+
+namespace asio = boost::asio;
+
+int report(const Error& error, int code) {
+  std::fprintf(stderr, "ava: %s\n", error.message.c_str());
+  return code;
+}
+
+void open_in_browser(const std::string& url) {
+  const char* display = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  if ((display == nullptr || *display == '\0') && (wayland == nullptr || *wayland == '\0')) return;
+  if (::fork() == 0) {
+    ::setsid();
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    ::execlp("xdg-open", "xdg-open", url.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+}
+
+// Writes batched registry updates once a second.
+asio::awaitable<void> flush_registry(Registry& registry, asio::steady_timer& timer) {
+  for (;;) {
+    timer.expires_after(std::chrono::seconds(1));
+    auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (ec) co_return;
+    if (auto flushed = registry.flush(); !flushed)
+      spdlog::error("cannot write web.json: {}", flushed.error().message);
+  }
+}
+
+}  // namespace
+
+int run_api_server(const ServeOptions& options) {
+  std::signal(SIGPIPE, SIG_IGN);
+  // Every SSE subscriber is a descriptor: allow as many as the hard limit.
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
+  auto home = base::Home::resolve();
+  if (!home) return report(home.error(), 1);
+  auto lock = OwnerLock::acquire(*home);
+  if (!lock) return report(lock.error(), 1);
+  auto loaded_settings = llm::load_settings(*home);
+  if (!loaded_settings) return report(loaded_settings.error(), 2);
+  auto settings = std::make_shared<const llm::Settings>(std::move(*loaded_settings));
+  auto machine = load_or_create_machine(*home);
+  if (!machine) return report(machine.error(), 1);
+  auto registry = Registry::load(home->file("web.json"));
+  if (!registry) return report(registry.error(), 1);
+  const bool backend = options.mode == "backend";
+
+  asio::io_context io(options.threads);
+  StatusFeed status;
+  ConversationHost host({.executor = io.get_executor(),
+                         .home = *home,
+                         .registry = registry->get(),
+                         .status = &status,
+                         .provider_factory = make_provider_factory(io.get_executor(), settings)});
+
+  auto context = std::make_shared<ApiContext>();
+  context->info = {.mode = options.mode,
+                   .version = std::string(base::version()),
+                   .machine = *machine,
+                   .pid = ::getpid(),
+                   .started_ms = base::unix_ms_now()};
+  context->registry = registry->get();
+  context->host = &host;
+  context->status = &status;
+  context->settings = settings;
+
+  // Shutdown, the signal wait and the registry flush share one strand.
+  auto strand = asio::make_strand(io);
+  asio::signal_set signals(strand, SIGINT, SIGTERM);
+  asio::steady_timer flush_timer(strand);
+  std::unique_ptr<HttpServer> server;
+  bool stopping = false;
+  auto shutdown = [&] {
+    asio::post(strand, [&] {
+      if (stopping) return;
+      stopping = true;
+      spdlog::info("shutting down");
+      asio::co_spawn(
+          strand,
+          [&]() -> asio::awaitable<void> {
+            co_await asio::this_coro::throw_if_cancelled(false);
+            server->stop_accepting();
+            co_await host.close_all();
+            status.feed().close();
+            flush_timer.cancel();
+            if (auto flushed = (*registry)->flush(); !flushed) {
+              spdlog::error("cannot write web.json: {}", flushed.error().message);
+            }
+            if (backend) remove_backend_file(*home);
+            signals.cancel();
+            io.stop();
+          },
+          asio::detached);
+    });
+  };
+  if (backend) context->request_shutdown = shutdown;
+
+  auto router = std::make_shared<Router>();
+  add_api_routes(*router, context);
+  if (!backend) router->set_fallback(static_files(find_web_root()));
+
+  Fence fence;
+  if (backend) {
+    auto token = new_bearer_token();
+    if (!token) return report(token.error(), 1);
+    fence.token = std::move(*token);
+  }
+  auto listening = HttpServer::listen(io, {.port = options.port}, fence, router);
+  if (!listening) return report(listening.error(), 1);
+  server = std::move(*listening);
+  server->start();
+
+  const std::string url = "http://127.0.0.1:" + std::to_string(server->port());
+  if (backend) {
+    const BackendEndpoint endpoint{.pid = ::getpid(),
+                                   .port = server->port(),
+                                   .token = *fence.token,
+                                   .version = std::string(base::version()),
+                                   .machine_id = machine->machine_id,
+                                   .started_ms = context->info.started_ms};
+    if (auto written = write_backend_file(*home, endpoint); !written)
+      return report(written.error(), 1);
+    std::printf("ava-backend listening on %s (pid %d, home %s)\n", url.c_str(),
+                static_cast<int>(::getpid()), home->root().string().c_str());
+  } else {
+    std::printf("Ava is serving %s\n", (url + "/").c_str());
+    if (options.open_browser) open_in_browser(url + "/");
+  }
+  std::fflush(stdout);
+
+  signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (!ec) shutdown();
+  });
+  asio::co_spawn(strand, flush_registry(**registry, flush_timer), asio::detached);
+
+  std::vector<std::thread> workers;
+  for (int i = 1; i < options.threads; ++i) workers.emplace_back([&] { io.run(); });
+  io.run();
+  for (auto& worker : workers) worker.join();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace ava::app

@@ -1,0 +1,513 @@
+#!/usr/bin/env python3
+"""Black-box tests of the API server: the real ava-backend / `ava --serve`
+on an ephemeral loopback port, with the loopback fake provider.
+
+    backend_test.py AVA AVA_BACKEND FAKE_PROVIDER [TEST ...]
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from backend_harness import (EventStream, FakeProvider, Home, Server, check,  # noqa: E402
+                             check_paired, count_turn_ends, run_tests, turn_ends, wait_for)
+
+AVA, BACKEND, FAKE = sys.argv[1:4]
+
+
+def with_backend(test):
+    """Runs test(server, project_id) against a fresh backend and home."""
+    def run():
+        fake = FakeProvider(FAKE)
+        home = Home(fake)
+        server = Server(home, [BACKEND, "--port", "0"])
+        try:
+            project = server.ok("POST", "/api/projects", {"path": home.project})
+            test(server, project["id"])
+        except Exception:
+            sys.stderr.write("--- server log\n" + server.log_text() + "\n")
+            raise
+        finally:
+            server.stop()
+            fake.stop()
+            home.cleanup()
+    return run
+
+
+def new_conversation(server, project_id, title=""):
+    return server.ok("POST", "/api/conversations", {"projectId": project_id, "title": title})["id"]
+
+
+def send(server, conversation, text, kind="followup", input_id=None):
+    body = {"text": text, "kind": kind}
+    if input_id:
+        body["inputId"] = input_id
+    return server.ok("POST", "/api/conversations/%s/input" % conversation, body, expect=(202,))
+
+
+def final_text(events):
+    answers = ["".join(block["text"] for block in data["content"] if block["type"] == "text")
+               for _, kind, data in events if kind == "assistant"]
+    return answers[-1] if answers else None
+
+
+@with_backend
+def test_conversation_with_a_follower(server, project_id):
+    conversation = new_conversation(server, project_id)
+    stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+    accepted = send(server, conversation, "bash: echo hello from bash")
+    check(accepted["seq"] > 0 and accepted["inputId"] and not accepted["duplicate"], accepted)
+    events = stream.wait_until(count_turn_ends(1), what="turn_end")
+    kinds = [e[1] for e in events]
+    check(kinds[0] == "session_start", kinds)
+    for expected in ("input", "turn_start", "input_claimed", "assistant", "tool_result", "turn_end"):
+        check(expected in kinds, "missing %s in %s" % (expected, kinds))
+    ids = [int(e[0]) for e in events]
+    check(ids == list(range(1, len(ids) + 1)), "ids are not 1..n: %s" % ids)
+    check(all(int(e[0]) == e[2]["seq"] for e in events), "SSE id differs from seq")
+    check(final_text(events) == "done: hello from bash", final_text(events))
+    check(turn_ends(events)[0][2]["reason"] == "completed", turn_ends(events))
+    check_paired(events, "live stream")
+    stream.close()
+
+    listed = server.ok("GET", "/api/conversations")["conversations"]
+    check([c["id"] for c in listed] == [conversation], listed)
+    check(listed[0]["title"] == "bash: echo hello from bash", listed[0]["title"])
+    usage = server.ok("GET", "/api/conversations/%s/usage" % conversation)
+    check(usage["usage"]["inputTokens"] == 20, usage)
+
+
+@with_backend
+def test_resent_input_id_is_acknowledged_once(server, project_id):
+    conversation = new_conversation(server, project_id)
+    first = send(server, conversation, "hello", input_id="client-retry-1")
+    again = send(server, conversation, "hello", input_id="client-retry-1")
+    check(first["inputId"] == "client-retry-1" and not first["duplicate"], first)
+    check(again["duplicate"] and again["seq"] == first["seq"], again)
+    stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+    events = stream.wait_until(count_turn_ends(1))
+    time.sleep(0.3)
+    inputs = [e for e in stream.events if e[1] == "input"]
+    check(len(inputs) == 1, "input enqueued %d times" % len(inputs))
+    check(len(turn_ends(stream.events)) == 1, "ran %d turns" % len(turn_ends(stream.events)))
+    check(final_text(events) == "echo: hello", final_text(events))
+    stream.close()
+    bad = server.request("POST", "/api/conversations/%s/input" % conversation,
+                         {"text": "x", "inputId": "has spaces"})
+    check(bad.status == 400 and bad.json["error"]["code"] == "invalid_argument", bad.raw)
+
+
+@with_backend
+def test_reconnect_with_last_event_id_gets_exactly_the_missed_events(server, project_id):
+    conversation = new_conversation(server, project_id)
+    path = "/api/conversations/%s/events" % conversation
+    send(server, conversation, "first")
+    first = EventStream(server, path)
+    seen = first.wait_until(count_turn_ends(1))
+    first.close()
+    cursor = int(seen[-1][0])
+    send(server, conversation, "bash: echo missed")
+    send(server, conversation, "second")
+    complete = EventStream(server, path)
+    everything = complete.wait_until(count_turn_ends(3))
+    complete.close()
+    resumed = EventStream(server, path, last_event_id=cursor)
+    missed = resumed.wait_until(lambda events: len(events) >= len(everything) - cursor)
+    time.sleep(0.3)
+    resumed.close()
+    check([e[0] for e in resumed.events] == [e[0] for e in everything[cursor:]],
+          "resumed %s, expected %s" % ([e[0] for e in resumed.events], [e[0] for e in everything[cursor:]]))
+    check(missed[0][2] == everything[cursor][2], "replayed event differs")
+    # ?after= works the same way, and a bad cursor is refused.
+    after = EventStream(server, path + "?after=%d" % (len(everything) - 1))
+    after.wait_until(lambda events: len(events) >= 1)
+    after.close()
+    check(after.events[0][0] == str(len(everything)), after.events)
+    check(server.request("GET", path + "?after=abc").status == 400, "bad cursor accepted")
+
+
+@with_backend
+def test_two_conversations_at_once(server, project_id):
+    a = new_conversation(server, project_id)
+    b = new_conversation(server, project_id)
+    streams = {c: EventStream(server, "/api/conversations/%s/events" % c) for c in (a, b)}
+    status = EventStream(server, "/api/status/events")
+    send(server, a, "slow: 40: one two three four five six")
+    send(server, b, "slow: 40: seven eight nine ten eleven twelve")
+    results = {c: s.wait_until(count_turn_ends(1)) for c, s in streams.items()}
+    check(final_text(results[a]) == "one two three four five six", final_text(results[a]))
+    check(final_text(results[b]) == "seven eight nine ten eleven twelve", final_text(results[b]))
+    # Both ran at the same time: each was running before the other finished.
+    def states(events):
+        return [(data["conversationId"], data["state"]) for _, kind, data in events if kind == "state"]
+
+    def settled(events):
+        order = states(events)
+        return all((c, "running") in order and (c, "idle") in order[order.index((c, "running")):] for c in (a, b))
+    order = states(status.wait_until(settled, what="both turns running, then idle"))
+
+    def span(conversation):
+        start = order.index((conversation, "running"))
+        return start, order.index((conversation, "idle"), start)
+    (a_start, a_end), (b_start, b_end) = span(a), span(b)
+    check(a_start < b_end and b_start < a_end, "the turns did not overlap: %s" % order)
+    deltas = "".join(e[2]["text"] for e in status.events if e[1] == "delta" and e[2]["conversationId"] == a)
+    check(deltas == "one two three four five six", "live deltas: %r" % deltas)
+    for stream in streams.values():
+        stream.close()
+    status.close()
+
+
+@with_backend
+def test_input_at_turn_end_starts_the_next_turn_without_a_second_driver(server, project_id):
+    conversation = new_conversation(server, project_id)
+    stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+    turns = 15
+    for i in range(turns):
+        send(server, conversation, "message %d" % i)
+        stream.wait_until(count_turn_ends(i + 1), what="turn %d" % i)
+    # And a burst acknowledged while turns are ending.
+    for i in range(10):
+        send(server, conversation, "burst %d" % i)
+    events = stream.wait_until(lambda ev: sum(1 for e in ev if e[1] == "input_claimed") >= turns + 10
+                               and ev[-1][1] == "turn_end", what="burst claimed")
+    open_turn = None
+    for _, kind, data in events:
+        if kind == "turn_start":
+            check(open_turn is None, "turn %s started while %s was open" % (data["turn_id"], open_turn))
+            open_turn = data["turn_id"]
+        elif kind == "turn_end":
+            check(open_turn == data["turn_id"], "turn_end without its start")
+            open_turn = None
+    claimed = [i for _, kind, data in events if kind == "input_claimed" for i in data["input_ids"]]
+    inputs = [data["input_id"] for _, kind, data in events if kind == "input"]
+    check(sorted(claimed) == sorted(inputs) and len(set(claimed)) == len(claimed),
+          "inputs claimed twice or never")
+    stream.close()
+
+
+@with_backend
+def test_controls_and_navigation(server, project_id):
+    conversation = new_conversation(server, project_id, title="Named")
+    server.ok("POST", "/api/conversations/%s/pause" % conversation)
+    send(server, conversation, "held while paused")
+    time.sleep(0.3)
+    status = server.ok("GET", "/api/conversations/%s/status" % conversation)
+    check(status["state"] == "paused" and status["pendingInputs"] == 1, status)
+    server.ok("POST", "/api/conversations/%s/resume" % conversation)
+    stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+    stream.wait_until(count_turn_ends(1))
+    stream.close()
+    patched = server.ok("PATCH", "/api/conversations/%s" % conversation,
+                        {"title": "Renamed", "pinned": True, "reviewedSeq": 3})
+    check(patched["title"] == "Renamed" and patched["pinned"] and patched["reviewedSeq"] == 3, patched)
+    other = new_conversation(server, project_id)
+    listed = [c["id"] for c in server.ok("GET", "/api/conversations")["conversations"]]
+    check(listed == [conversation, other], "pinned first: %s" % listed)
+    server.ok("PATCH", "/api/conversations/%s" % other, {"archived": True})
+    check([c["id"] for c in server.ok("GET", "/api/conversations")["conversations"]] == [conversation],
+          "archived conversation still listed")
+    check(len(server.ok("GET", "/api/conversations?archived=all")["conversations"]) == 2, "archived=all")
+    removal = server.request("DELETE", "/api/projects/%s" % project_id)
+    check(removal.status == 409, "project with conversations removed: %d" % removal.status)
+    model = server.ok("PUT", "/api/conversations/%s/model" % conversation,
+                      {"provider": "anthropic", "model": "claude-haiku-4-5"})
+    check(model["model"] == "claude-haiku-4-5", model)
+    check(server.request("POST", "/api/conversations/nope/pause").status == 404, "unknown id")
+    check(server.request("GET", "/api/nothing-here").status == 404, "unknown route")
+    check(server.request("DELETE", "/api/conversations").status == 405, "wrong method")
+    health = server.ok("GET", "/api/health")
+    check(health["mode"] == "backend" and health["pid"] == server.process.pid and health["machineId"], health)
+    check(server.ok("GET", "/api/machine")["machineId"] == health["machineId"], "machine id")
+    check(any(p["name"] == "anthropic" and p["configured"] for p in server.ok("GET", "/api/models")["providers"]),
+          "models")
+    check("test-key" not in server.request("GET", "/api/models").raw.decode(), "a key leaked")
+    check("test-key" not in server.request("GET", "/api/settings").raw.decode(), "a key leaked")
+    check(server.ok("GET", "/api/usage")["total"]["inputTokens"] == 10, "usage totals")
+
+
+def test_sigkill_mid_turn_then_restart_recovers():
+    fake = FakeProvider(FAKE)
+    home = Home(fake)
+    server = Server(home, [BACKEND])
+    try:
+        project = server.ok("POST", "/api/projects", {"path": home.project})
+        conversation = new_conversation(server, project["id"])
+        done = new_conversation(server, project["id"])
+        send(server, done, "finished before the crash")
+        stream = EventStream(server, "/api/conversations/%s/events" % done)
+        stream.wait_until(count_turn_ends(1))
+        stream.close()
+        stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+        send(server, conversation, "bash: sleep 30")
+        stream.wait_until(lambda events: any(e[1] == "assistant" for e in events), what="the tool call")
+        time.sleep(0.3)  # the tool is running
+        before = list(stream.events)
+        server.signal(signal.SIGKILL)
+        server.wait()
+        stream.close()
+        check(home.backend_file() is not None, "backend.json vanished on SIGKILL")
+
+        server = Server(home, [BACKEND])
+        listed = {c["id"] for c in server.ok("GET", "/api/conversations")["conversations"]}
+        check(listed == {conversation, done}, "conversations after restart: %s" % listed)
+        replay = EventStream(server, "/api/conversations/%s/events" % conversation)
+        events = replay.wait_until(lambda ev: any(e[1] == "turn_end" for e in ev), what="recovered turn end")
+        time.sleep(0.2)
+        replay.close()
+        check([e[2] for e in events[:len(before)]] == [e[2] for e in before], "history changed")
+        results = [e[2] for e in events if e[1] == "tool_result"]
+        check(len(results) == 1 and results[0]["status"] == "interrupted", results)
+        check(turn_ends(events)[0][2]["reason"] in ("interrupted", "aborted"), turn_ends(events))
+        check_paired(events, "after recovery")
+        # The conversation carries on.
+        send(server, conversation, "still there?")
+        follow = EventStream(server, "/api/conversations/%s/events" % conversation,
+                             last_event_id=events[-1][0])
+        later = follow.wait_until(count_turn_ends(1))
+        follow.close()
+        check(final_text(later) == "echo: still there?", final_text(later))
+        other = EventStream(server, "/api/conversations/%s/events" % done)
+        replayed = other.wait_until(count_turn_ends(1))
+        other.close()
+        check(final_text(replayed) == "echo: finished before the crash", "other conversation")
+    except Exception:
+        sys.stderr.write("--- server log\n" + server.log_text() + "\n")
+        raise
+    finally:
+        server.stop()
+        fake.stop()
+        home.cleanup()
+
+
+def test_sigterm_mid_turn_shuts_down_in_order():
+    fake = FakeProvider(FAKE)
+    home = Home(fake)
+    server = Server(home, [BACKEND])
+    try:
+        project = server.ok("POST", "/api/projects", {"path": home.project})
+        conversation = new_conversation(server, project["id"])
+        stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+        send(server, conversation, "bash: sleep 30")
+        stream.wait_until(lambda events: any(e[1] == "assistant" for e in events), what="the tool call")
+        time.sleep(0.3)
+        started = time.monotonic()
+        server.signal(signal.SIGTERM)
+        code = server.wait(timeout=30)
+        elapsed = time.monotonic() - started
+        check(code == 0, "exit code %s" % code)
+        check(elapsed < 10, "shutdown took %.1f s" % elapsed)
+        stream.thread.join(timeout=5)
+        check(stream.closed, "the event stream was not ended")
+        events = list(stream.events)
+        check(events[-1][1] == "turn_end", "last streamed event: %s" % events[-1][1])
+        check_paired(events, "after SIGTERM")
+        check(home.backend_file() is None, "backend.json left behind")
+        inspect = subprocess.run([AVA, "session", "inspect", "--json",
+                                  os.path.join(home.root, "sessions", conversation + ".jsonl.zst")],
+                                 env=home.env, capture_output=True, text=True)
+        report = json.loads(inspect.stdout)
+        check(report["unpairedCalls"] == [] and report["pendingInput"] == [], report)
+        # The home is free again.
+        again = Server(home, [BACKEND])
+        again.stop()
+    except Exception:
+        sys.stderr.write("--- server log\n" + server.log_text() + "\n")
+        raise
+    finally:
+        server.stop()
+        fake.stop()
+        home.cleanup()
+
+
+def raw_request(port, data, timeout=5):
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        chunks = []
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except socket.timeout:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+@with_backend
+def test_security_fence(server, project_id):
+    conversation = new_conversation(server, project_id)
+    send(server, conversation, "before the attacks")
+    stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+    baseline = stream.wait_until(count_turn_ends(1))
+    stream.close()
+
+    def still_fine(after):
+        check(server.request("GET", "/api/health").status == 200, "health after " + after)
+
+    check(server.request("GET", "/api/health", token=False).status == 401, "no token")
+    still_fine("no token")
+    wrong = server.request("GET", "/api/health", token=False, headers={"Authorization": "Bearer " + "0" * 64})
+    check(wrong.status == 401 and wrong.json["error"]["code"] == "unauthorized", wrong.raw)
+    check(server.request("GET", "/api/health", token=False,
+                         headers={"Authorization": "Basic " + server.token}).status == 401, "wrong scheme")
+    still_fine("wrong token")
+    for host in ("evil.example:%d" % server.port, "127.0.0.1:%d" % (server.port + 1), "127.0.0.1", "localhost.evil"):
+        response = server.request("GET", "/api/health", headers={"Host": host})
+        check(response.status == 403 and response.json["error"]["code"] == "forbidden_host",
+              "Host %s -> %d" % (host, response.status))
+    still_fine("bad Host")
+    for origin in ("http://evil.example", "null", "http://127.0.0.1:%d" % (server.port + 1)):
+        response = server.request("GET", "/api/health", headers={"Origin": origin})
+        check(response.status == 403 and response.json["error"]["code"] == "forbidden_origin",
+              "Origin %s -> %d" % (origin, response.status))
+    check(server.request("GET", "/api/health", headers={"Origin": "http://127.0.0.1:%d" % server.port}).status == 200,
+          "same origin refused")
+    check("Access-Control-Allow-Origin" not in server.request("GET", "/api/health").headers, "CORS header")
+    still_fine("bad Origin")
+    big = server.request("POST", "/api/conversations/%s/input" % conversation,
+                         body=json.dumps({"text": "x" * (9 * 1024 * 1024)}),
+                         headers={"Content-Type": "application/json"})
+    check(big.status == 413 and big.json["error"]["code"] == "body_too_large", big.status)
+    still_fine("oversized body")
+    declared = raw_request(server.port, ("POST /api/conversations/%s/input HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                                         "Authorization: Bearer %s\r\nContent-Length: %d\r\n\r\n" % (
+                                             conversation, server.port, server.token, 9 * 1024 * 1024)).encode())
+    check(declared.startswith(b"HTTP/1.1 413"), "declared length over the limit: %r" % declared[:40])
+    # A chunked body without a length is cut at the limit too.
+    head = ("POST /api/conversations/%s/input HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n" % (conversation, server.port, server.token)).encode()
+    chunk = b"x" * (1024 * 1024)
+    body = b"".join(b"%x\r\n" % len(chunk) + chunk + b"\r\n" for _ in range(9)) + b"0\r\n\r\n"
+    reply = raw_request(server.port, head + body)
+    check(reply.startswith(b"HTTP/1.1 413"), reply[:60])
+    still_fine("oversized chunked body")
+    malformed = server.request("POST", "/api/conversations/%s/input" % conversation, body="{not json",
+                               headers={"Content-Type": "application/json"})
+    check(malformed.status == 400 and malformed.json["error"]["code"] == "invalid_argument", malformed.raw)
+    check(server.request("POST", "/api/conversations/%s/input" % conversation, body={"text": 5}).status == 400,
+          "wrong type")
+    check(raw_request(server.port, b"NOT HTTP AT ALL\r\n\r\n").startswith(b"HTTP/1.1 400"), "garbage request")
+    still_fine("malformed JSON")
+
+    # Slow loris: a header byte a second is cut at the header deadline.
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    started = time.monotonic()
+    closed_after = None
+    try:
+        for index, byte in enumerate(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 60):
+            if index == 3:
+                still_fine("a slow client connected")
+            sock.sendall(bytes([byte]))
+            time.sleep(1)
+            if time.monotonic() - started > 25:
+                break
+    except (BrokenPipeError, ConnectionResetError):
+        closed_after = time.monotonic() - started
+    if closed_after is None:
+        sock.settimeout(5)
+        try:
+            closed_after = time.monotonic() - started if sock.recv(1) == b"" else None
+        except (socket.timeout, ConnectionResetError):
+            closed_after = time.monotonic() - started
+    sock.close()
+    check(closed_after is not None and closed_after < 20, "slow client not cut (%s)" % closed_after)
+    still_fine("slow loris")
+
+    # Nothing was lost: the history is the same and the conversation works.
+    replay = EventStream(server, "/api/conversations/%s/events" % conversation)
+    replay.wait_until(lambda events: len(events) >= len(baseline))
+    replay.close()
+    check([e[2] for e in replay.events[:len(baseline)]] == [e[2] for e in baseline], "history changed")
+    send(server, conversation, "after the attacks")
+    follow = EventStream(server, "/api/conversations/%s/events" % conversation, last_event_id=baseline[-1][0])
+    check(final_text(follow.wait_until(count_turn_ends(1))) == "echo: after the attacks", "conversation broken")
+    follow.close()
+
+
+def test_backend_cli_and_ownership():
+    fake = FakeProvider(FAKE)
+    home = Home(fake)
+    run = lambda *args: subprocess.run([AVA, *args], env=home.env, capture_output=True, text=True, timeout=60)  # noqa
+    try:
+        check(run("backend", "status").returncode == 3, "status before start")
+        started = run("backend", "start")
+        check(started.returncode == 0 and "running at http://127.0.0.1:" in started.stdout,
+              started.stdout + started.stderr)
+        info = home.backend_file()
+        check(info and info["token"] and len(info["token"]) == 64, "backend.json")
+        mode = os.stat(os.path.join(home.root, "backend.json")).st_mode & 0o777
+        check(mode == 0o600, "backend.json mode %o" % mode)
+        check(os.stat(os.path.join(home.root, "machine.json")).st_mode & 0o777 == 0o600, "machine.json mode")
+        check(run("backend", "status").returncode == 0, "status while running")
+        status = json.loads(run("backend", "status", "--json").stdout)
+        check(status["running"] and status["pid"] == info["pid"], status)
+        again = run("backend", "start")
+        check(again.returncode == 0 and str(info["pid"]) in again.stdout, "second start: " + again.stdout)
+        second = subprocess.run([BACKEND], env=home.env, capture_output=True, text=True, timeout=30)
+        check(second.returncode != 0 and ("pid %d" % info["pid"]) in second.stderr, second.stderr)
+        serve = subprocess.run([AVA, "--serve", "--no-open"], env=home.env, capture_output=True, text=True,
+                               timeout=30)
+        check(serve.returncode != 0 and ("pid %d" % info["pid"]) in serve.stderr, serve.stderr)
+        # A one-shot run must not resume a session the backend owns.
+        os.makedirs(os.path.join(home.root, "sessions"), exist_ok=True)
+        stopped = run("backend", "stop")
+        check(stopped.returncode == 0 and "stopped" in stopped.stdout, stopped.stdout + stopped.stderr)
+        check(home.backend_file() is None, "backend.json left after stop")
+        check(run("backend", "status").returncode == 3, "status after stop")
+        machine = json.load(open(os.path.join(home.root, "machine.json")))
+        restarted = run("backend", "start")
+        check(restarted.returncode == 0, restarted.stderr)
+        check(json.load(open(os.path.join(home.root, "machine.json"))) == machine, "machine id changed")
+        check(home.backend_file()["token"] != info["token"], "token reused")
+        check(run("backend", "stop").returncode == 0, "second stop")
+    finally:
+        run("backend", "stop")
+        fake.stop()
+        home.cleanup()
+
+
+def test_serve_mode():
+    fake = FakeProvider(FAKE)
+    home = Home(fake)
+    server = Server(home, [AVA, "--serve", "--port", "0", "--no-open"], backend=False)
+    try:
+        page = server.request("GET", "/")
+        check(page.status == 200 and b"<html" in page.raw.lower(), page.raw[:200])
+        check(page.headers.get("Content-Type", "").startswith("text/html"), page.headers)
+        health = server.ok("GET", "/api/health")
+        check(health["mode"] == "serve", health)
+        check(server.request("GET", "/api/health", headers={"Host": "rebind.example:%d" % server.port}).status
+              == 403, "DNS rebinding host accepted")
+        check(server.request("GET", "/", headers={"Host": "rebind.example:%d" % server.port}).status == 403,
+              "page served to a foreign host")
+        check(server.request("POST", "/api/projects", body={"path": home.project},
+                             headers={"Origin": "http://evil.example"}).status == 403, "cross-site POST")
+        check(server.request("GET", "/../../etc/passwd").status in (403, 404), "path traversal")
+        check(server.request("POST", "/api/shutdown").status in (404, 405), "serve mode offers shutdown")
+        project = server.ok("POST", "/api/projects", {"path": home.project})
+        conversation = new_conversation(server, project["id"])
+        send(server, conversation, "served")
+        stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+        check(final_text(stream.wait_until(count_turn_ends(1))) == "echo: served", "serve conversation")
+        stream.close()
+        server.signal(signal.SIGINT)
+        check(server.wait(timeout=30) == 0, "serve exit code")
+        check(not os.path.exists(os.path.join(home.root, "backend.json")), "serve wrote backend.json")
+    finally:
+        server.stop()
+        fake.stop()
+        home.cleanup()
+
+
+TESTS = [(name, fn) for name, fn in list(globals().items()) if name.startswith("test_")]
+
+if __name__ == "__main__":
+    sys.exit(run_tests(TESTS, set(sys.argv[4:])))

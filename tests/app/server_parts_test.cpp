@@ -1,0 +1,232 @@
+// The API server's parts in isolation: routing, the fence, the event feed
+// and the registry. The whole server is tested black-box in backend_test.py.
+#include <sys/stat.h>
+
+#include <fstream>
+#include <thread>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
+#include <catch2/catch.hpp>
+
+#include "app/event_feed.hpp"
+#include "app/http_server.hpp"
+#include "app/registry.hpp"
+#include "app/runtime_files.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace ava;
+namespace asio = boost::asio;
+
+namespace {
+
+app::HttpRequest request_to(std::string method, std::string path) {
+  app::HttpRequest request;
+  request.method = std::move(method);
+  request.path = std::move(path);
+  request.headers["host"] = "127.0.0.1:4000";
+  return request;
+}
+
+app::Handler named(std::string name, std::string& called) {
+  return [name, &called](app::Exchange&) -> asio::awaitable<void> {
+    called = name;
+    co_return;
+  };
+}
+
+}  // namespace
+
+TEST_CASE("the router matches placeholders, tells 404 from 405 and keeps /api/ out of the fallback",
+          "[app][http]") {
+  app::Router router;
+  std::string called;
+  router.add("GET", "/api/conversations/{id}", named("get", called));
+  router.add("POST", "/api/conversations/{id}/input", named("input", called));
+  router.set_fallback(named("files", called));
+
+  auto input = request_to("POST", "/api/conversations/abc/input");
+  auto matched = router.match(input);
+  REQUIRE(std::holds_alternative<const app::Handler*>(matched));
+  CHECK(input.params == std::vector<std::string>{"abc"});
+
+  auto wrong_method = request_to("DELETE", "/api/conversations/abc");
+  auto refused = router.match(wrong_method);
+  REQUIRE(std::holds_alternative<app::HttpResponse>(refused));
+  CHECK(std::get<app::HttpResponse>(refused).status == 405);
+
+  auto empty_param = request_to("GET", "/api/conversations/");
+  CHECK(std::get<app::HttpResponse>(router.match(empty_param)).status == 404);
+  auto unknown_api = request_to("GET", "/api/unknown");
+  CHECK(std::get<app::HttpResponse>(router.match(unknown_api)).status == 404);
+  auto page = request_to("GET", "/settings/general");
+  CHECK(std::holds_alternative<const app::Handler*>(router.match(page)));
+}
+
+TEST_CASE("the fence checks Host, Origin and the bearer token", "[app][http][security]") {
+  app::Fence fence{.port = 4000, .token = std::string(64, 'a')};
+  auto request = request_to("GET", "/api/health");
+  request.headers["authorization"] = "Bearer " + std::string(64, 'a');
+  CHECK_FALSE(fence.check(request));
+  request.headers["host"] = "LOCALHOST:4000";
+  CHECK_FALSE(fence.check(request));
+  request.headers["origin"] = "http://localhost:4000";
+  CHECK_FALSE(fence.check(request));
+
+  auto status_of = [&](auto mutate) {
+    auto copy = request;
+    mutate(copy);
+    auto refusal = fence.check(copy);
+    return refusal ? refusal->status : 0;
+  };
+  CHECK(status_of([](auto& r) { r.headers["host"] = "evil.example:4000"; }) == 403);
+  CHECK(status_of([](auto& r) { r.headers["host"] = "127.0.0.1:4001"; }) == 403);
+  CHECK(status_of([](auto& r) { r.headers.erase("host"); }) == 403);
+  CHECK(status_of([](auto& r) { r.headers["origin"] = "http://evil.example"; }) == 403);
+  CHECK(status_of([](auto& r) { r.headers["origin"] = "null"; }) == 403);
+  CHECK(status_of([](auto& r) { r.headers.erase("authorization"); }) == 401);
+  CHECK(status_of([](auto& r) { r.headers["authorization"] = "Bearer " + std::string(64, 'b'); }) ==
+        401);
+  CHECK(status_of([](auto& r) { r.headers["authorization"] = "Bearer " + std::string(63, 'a'); }) ==
+        401);
+  CHECK(status_of([](auto& r) { r.headers["authorization"] = "Bearer " + std::string(65, 'a'); }) ==
+        401);
+
+  app::Fence serve{.port = 4000};  // --serve: no token
+  auto open_request = request_to("GET", "/api/health");
+  CHECK_FALSE(serve.check(open_request));
+}
+
+TEST_CASE("percent-decoding rejects broken escapes", "[app][http]") {
+  CHECK(app::percent_decode("a%20b+c", true) == "a b c");
+  CHECK(app::percent_decode("a+b", false) == "a+b");
+  CHECK_FALSE(app::percent_decode("bad%2", false));
+  CHECK_FALSE(app::percent_decode("bad%zz", false));
+}
+
+TEST_CASE("an event feed hands out frames after a cursor and reports subscribers left behind",
+          "[app][feed]") {
+  app::EventFeed feed(/*max_bytes=*/100, /*max_frames=*/4, /*floor=*/0);
+  feed.start_after(10);  // 1..10 are in the log
+  CHECK(feed.take(3).outcome == app::EventFeed::Outcome::behind);
+  CHECK(feed.take(10).outcome == app::EventFeed::Outcome::nothing_yet);
+  for (int seq = 11; seq <= 14; ++seq) feed.publish(seq, "frame" + std::to_string(seq));
+  auto batch = feed.take(12);
+  REQUIRE(batch.outcome == app::EventFeed::Outcome::frames);
+  REQUIRE(batch.frames.size() == 2);
+  CHECK(batch.frames[0]->seq == 13);
+  feed.publish(14, "duplicate");  // not newer: ignored
+  CHECK(feed.last_seq() == 14);
+  feed.publish(15, std::string(90, 'x'));  // over the byte bound: the oldest go
+  CHECK(feed.floor() >= 13);
+  CHECK(feed.take(11).outcome == app::EventFeed::Outcome::behind);
+  CHECK(feed.take(feed.floor()).outcome == app::EventFeed::Outcome::frames);
+  feed.close();
+  CHECK(feed.take(15).outcome == app::EventFeed::Outcome::closed);
+}
+
+TEST_CASE("an event feed started while frames arrive starts at the first of them", "[app][feed]") {
+  app::EventFeed feed(1000, 10, 0);
+  feed.publish(7, "seven");  // arrived between subscribing and reading the log's end
+  feed.start_after(7);
+  CHECK(feed.floor() == 6);
+  CHECK(feed.take(6).frames.size() == 1);
+}
+
+TEST_CASE("event feed waiters on many strands are woken by a publish from another thread",
+          "[app][feed]") {
+  asio::io_context io;
+  auto feed = std::make_shared<app::EventFeed>(1 << 20, 1024, 0);
+  constexpr int subscribers = 200;
+  std::atomic<int> woken{0};
+  for (int i = 0; i < subscribers; ++i) {
+    asio::co_spawn(
+        asio::make_strand(io),
+        [&, feed]() -> asio::awaitable<void> {
+          co_await feed->wait(0, std::chrono::seconds(30));
+          if (feed->take(0).outcome == app::EventFeed::Outcome::frames) ++woken;
+        },
+        asio::detached);
+  }
+  std::thread runner([&] { io.run(); });
+  while (feed->subscribers_waiting() < subscribers)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto start = std::chrono::steady_clock::now();
+  feed->publish(1, "one");
+  runner.join();  // every waiter finished
+  CHECK(woken == subscribers);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+}
+
+TEST_CASE("the registry persists projects and navigation metadata atomically", "[app][registry]") {
+  test::TempDir dir;
+  const auto file = dir.path() / "web.json";
+  std::filesystem::create_directory(dir.path() / "proj");
+  {
+    auto registry = app::Registry::load(file);
+    REQUIRE(registry);
+    auto project = (*registry)->add_project(dir.path() / "proj", "");
+    REQUIRE(project);
+    CHECK(project->name == "proj");
+    auto same = (*registry)->add_project(dir.path() / "proj" / ".", "");
+    REQUIRE(same);
+    CHECK(same->id == project->id);
+    CHECK_FALSE((*registry)->add_project("relative/path", ""));
+    CHECK((*registry)->add_project(dir.path() / "missing", "").error().code ==
+          ErrorCode::not_found);
+    for (int i = 0; i < 3; ++i) {
+      REQUIRE((*registry)->add_conversation({.id = "c" + std::to_string(i),
+                                             .project_id = project->id,
+                                             .created_ms = i,
+                                             .updated_ms = i}));
+    }
+    CHECK((*registry)->add_conversation({.id = "c0", .project_id = project->id}).error().code ==
+          ErrorCode::already_exists);
+    protocol::ConversationPatch pin;
+    pin.pinned = true;
+    REQUIRE((*registry)->patch_conversation("c0", pin));
+    (*registry)->record_activity("c1", 42, {.input = 7}, 100);
+    REQUIRE((*registry)->flush());
+    CHECK((*registry)->remove_project(project->id).error().code == ErrorCode::conflict);
+  }
+  struct stat info {};
+  REQUIRE(::stat(file.c_str(), &info) == 0);
+  CHECK((info.st_mode & 0777) == 0600);
+
+  auto reloaded = app::Registry::load(file);
+  REQUIRE(reloaded);
+  auto list = (*reloaded)->conversations({});
+  REQUIRE(list.size() == 3);
+  CHECK(list[0].id == "c0");  // pinned
+  CHECK(list[1].id == "c1");  // most recent activity
+  CHECK(list[1].last_seq == 42);
+  CHECK(list[1].usage.input == 7);
+  protocol::ConversationPatch archive;
+  archive.archived = true;
+  REQUIRE((*reloaded)->patch_conversation("c2", archive));
+  CHECK((*reloaded)->conversations({.archived = false}).size() == 2);
+}
+
+TEST_CASE("a corrupt registry is an error that names the file, not an empty start",
+          "[app][registry]") {
+  test::TempDir dir;
+  const auto file = dir.path() / "web.json";
+  {
+    std::ofstream out(file);
+    out << "{ not json";
+  }
+  auto registry = app::Registry::load(file);
+  REQUIRE_FALSE(registry);
+  CHECK(registry.error().message.find("web.json") != std::string::npos);
+}
+
+TEST_CASE("tokens are 256 random bits", "[app][security]") {
+  auto a = app::new_bearer_token();
+  auto b = app::new_bearer_token();
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->size() == 64);
+  CHECK(*a != *b);
+}
