@@ -40,9 +40,10 @@ HttpResponse list(const ApiContext& context, const HttpRequest& request) {
       return error_response(400, "invalid_argument", "limit must be a number");
     }
   }
+  Registry::Filter filter = filter_of(request);
+  filter.limit = limit;
   nlohmann::json items = nlohmann::json::array();
-  for (const auto& conversation : context.registry->conversations(filter_of(request))) {
-    if (items.size() >= limit) break;
+  for (const auto& conversation : context.registry->conversations(filter)) {
     items.push_back(conversation_json(context, conversation));
   }
   return json_response(200, {{"conversations", std::move(items)}});

@@ -20,6 +20,15 @@ constexpr std::size_t event_backlog_frames = 4096;
 constexpr std::size_t status_backlog_bytes = 1024 * 1024;
 constexpr std::size_t status_backlog_frames = 8192;
 
+}  // namespace
+
+protocol::TokenTotals totals_of(const llm::Usage& usage) {
+  return {.input = usage.input_tokens,
+          .output = usage.output_tokens,
+          .cache_read = usage.cache_read_tokens,
+          .cache_write = usage.cache_write_tokens};
+}
+
 nlohmann::json live_message(const std::string& id, const agent::LiveEvent& event) {
   if (const auto* state = std::get_if<agent::StateChanged>(&event)) {
     return {{"type", "state"}, {"conversationId", id}, {"state", agent::to_string(state->state)}};
@@ -49,15 +58,6 @@ nlohmann::json live_message(const std::string& id, const agent::LiveEvent& event
             {"text", thinking->text}};
   }
   return nullptr;  // tool-argument deltas and the like: not shown live
-}
-
-}  // namespace
-
-protocol::TokenTotals totals_of(const llm::Usage& usage) {
-  return {.input = usage.input_tokens,
-          .output = usage.output_tokens,
-          .cache_read = usage.cache_read_tokens,
-          .cache_write = usage.cache_write_tokens};
 }
 
 std::string event_frame(const session::Event& event) {

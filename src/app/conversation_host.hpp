@@ -88,6 +88,9 @@ class ConversationHost {
 // event's JSON line (the log's own encoding).
 std::string event_frame(const session::Event& event);
 
+// A live event as a status stream message; null for those not shown live.
+nlohmann::json live_message(const std::string& conversation_id, const agent::LiveEvent& event);
+
 // The agent's usage in the registry's shape.
 protocol::TokenTotals totals_of(const llm::Usage& usage);
 

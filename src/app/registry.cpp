@@ -1,5 +1,7 @@
 #include "app/registry.hpp"
 
+#include "app/registry_reader.hpp"
+
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -22,29 +24,11 @@ Result<std::unique_ptr<Registry>> Registry::load(std::filesystem::path file) {
     if (text.error().code == ErrorCode::not_found) return registry;
     return std::unexpected(text.error());
   }
-  auto document = nlohmann::json::parse(*text, nullptr, false);
-  if (document.is_discarded() || !document.is_object()) {
-    return fail(ErrorCode::parse,
-                registry->file_.string() +
-                    " is not valid JSON; move it aside to start with an empty registry");
-  }
-  const std::string origin = registry->file_.string();
-  if (auto projects = document.find("projects");
-      projects != document.end() && projects->is_array()) {
-    for (const auto& item : *projects) {
-      auto project = protocol::project_from_json(item);
-      if (!project) return fail(ErrorCode::parse, origin + ": " + project.error().message);
-      registry->projects_.push_back(std::move(*project));
-    }
-  }
-  if (auto list = document.find("conversations"); list != document.end() && list->is_array()) {
-    for (const auto& item : *list) {
-      auto conversation = protocol::conversation_from_json(item);
-      if (!conversation)
-        return fail(ErrorCode::parse, origin + ": " + conversation.error().message);
-      std::string id = conversation->id;
-      registry->conversations_.emplace(std::move(id), std::move(*conversation));
-    }
+  AVA_TRY(auto contents, parse_registry(*text, registry->file_.string()));
+  registry->projects_ = std::move(contents.projects);
+  for (auto& conversation : contents.conversations) {
+    std::string id = conversation.id;
+    registry->conversations_.emplace(std::move(id), std::move(conversation));
   }
   return registry;
 }
@@ -107,20 +91,26 @@ Result<void> Registry::remove_project(const std::string& id) {
 }
 
 std::vector<protocol::Conversation> Registry::conversations(const Filter& filter) const {
-  std::vector<protocol::Conversation> list;
-  {
-    std::lock_guard lock(mutex_);
-    for (const auto& [id, conversation] : conversations_) {
-      if (filter.project_id && conversation.project_id != *filter.project_id) continue;
-      if (filter.archived && conversation.archived != *filter.archived) continue;
-      list.push_back(conversation);
-    }
+  std::lock_guard lock(mutex_);
+  // Order pointers, copy only what is returned.
+  std::vector<const protocol::Conversation*> matches;
+  matches.reserve(conversations_.size());
+  for (const auto& [id, conversation] : conversations_) {
+    if (filter.project_id && conversation.project_id != *filter.project_id) continue;
+    if (filter.archived && conversation.archived != *filter.archived) continue;
+    matches.push_back(&conversation);
   }
-  std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
-    if (a.pinned != b.pinned) return a.pinned;
-    if (a.updated_ms != b.updated_ms) return a.updated_ms > b.updated_ms;
-    return a.id > b.id;
-  });
+  const auto first = [](const protocol::Conversation* a, const protocol::Conversation* b) {
+    if (a->pinned != b->pinned) return a->pinned;
+    if (a->updated_ms != b->updated_ms) return a->updated_ms > b->updated_ms;
+    return a->id > b->id;
+  };
+  const std::size_t count = std::min(filter.limit, matches.size());
+  std::partial_sort(matches.begin(), matches.begin() + static_cast<std::ptrdiff_t>(count),
+                    matches.end(), first);
+  std::vector<protocol::Conversation> list;
+  list.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) list.push_back(*matches[i]);
   return list;
 }
 

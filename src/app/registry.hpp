@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -33,6 +34,7 @@ class Registry {
   struct Filter {
     std::optional<std::string> project_id;
     std::optional<bool> archived;
+    std::size_t limit = SIZE_MAX;  // the first `limit` in list order
   };
   // Pinned first, then the most recently active.
   std::vector<protocol::Conversation> conversations(const Filter& filter) const;

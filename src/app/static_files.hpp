@@ -8,8 +8,8 @@
 namespace ava::app {
 
 // Where the built web UI is: AVA_WEB_ROOT, else share/ava/web beside the
-// installed binary, else the source tree's web/dist. nullopt when none has
-// an index.html.
+// installed binary, else <build>/web/dist of the build tree the binary is
+// in. nullopt when none has an index.html.
 std::optional<std::filesystem::path> find_web_root();
 
 // Serves files below `root` (index.html for unknown paths without an

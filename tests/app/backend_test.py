@@ -457,7 +457,20 @@ def test_backend_cli_and_ownership():
                                timeout=30)
         check(serve.returncode != 0 and ("pid %d" % info["pid"]) in serve.stderr, serve.stderr)
         # A one-shot run must not resume a session the backend owns.
-        os.makedirs(os.path.join(home.root, "sessions"), exist_ok=True)
+        token = {"Authorization": "Bearer " + info["token"]}
+        port = info["port"]
+        import http.client
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("POST", "/api/projects", body=json.dumps({"path": home.project}),
+                           headers=dict(token, **{"Content-Type": "application/json"}))
+        project = json.loads(connection.getresponse().read())
+        connection.request("POST", "/api/conversations", body=json.dumps({"projectId": project["id"]}),
+                           headers=dict(token, **{"Content-Type": "application/json"}))
+        conversation = json.loads(connection.getresponse().read())["id"]
+        connection.close()
+        resumed = run("-p", "hello", "--provider", "mock", "--session", conversation)
+        check(resumed.returncode != 0 and str(info["pid"]) in resumed.stderr, "resumed an owned session: %s" % (
+            resumed.stdout + resumed.stderr))
         stopped = run("backend", "stop")
         check(stopped.returncode == 0 and "stopped" in stopped.stdout, stopped.stdout + stopped.stderr)
         check(home.backend_file() is None, "backend.json left after stop")

@@ -1,0 +1,71 @@
+// What the server sends matches the shapes the web UI's types are generated
+// from: durable events (the session codec), driver status and status
+// stream messages.
+#include <catch2/catch.hpp>
+
+#include "app/api.hpp"
+#include "ava/session/codec.hpp"
+#include "support/shape_check.hpp"
+
+using namespace ava;
+
+namespace {
+
+std::string event_problem(session::EventBody body, const std::string& shape) {
+  const session::Event event{.seq = 7, .ts_ms = 1000, .body = std::move(body)};
+  return test::object_mismatch(session::encode(event), shape, shape);
+}
+
+}  // namespace
+
+TEST_CASE("durable events have the declared shapes", "[app][protocol]") {
+  CHECK(event_problem(
+            session::SessionStarted{
+                .session_id = "s", .provider = "p", .model = "m", .cwd = "/", .version = "1"},
+            "SessionStartEvent") == "");
+  CHECK(event_problem(
+            session::InputAcknowledged{
+                .input_id = "i", .kind = session::InputKind::steer, .text = "t"},
+            "InputEvent") == "");
+  CHECK(event_problem(session::InputClaimed{.input_ids = {"i"}, .turn_id = "t", .step = 1},
+                      "InputClaimedEvent") == "");
+  CHECK(event_problem(session::TurnStarted{.turn_id = "t"}, "TurnStartEvent") == "");
+  CHECK(
+      event_problem(
+          session::TurnEnded{.turn_id = "t", .reason = session::EndReason::aborted, .message = "m"},
+          "TurnEndEvent") == "");
+  CHECK(event_problem(session::StepStarted{.turn_id = "t", .step = 1, .model = "m"},
+                      "StepStartEvent") == "");
+  CHECK(event_problem(session::StepEnded{.turn_id = "t", .step = 1}, "StepEndEvent") == "");
+  session::AssistantMessage assistant{.turn_id = "t", .step = 1};
+  assistant.content = {llm::TextBlock{"hi"}, llm::ThinkingBlock{.text = "hm", .signature = "sig"},
+                       llm::ToolCallBlock{.id = "c", .name = "bash", .arguments = "{}"}};
+  CHECK(event_problem(assistant, "AssistantEvent") == "");
+  session::ToolResult result{.turn_id = "t",
+                             .step = 1,
+                             .call_id = "c",
+                             .tool_name = "bash",
+                             .status = session::ToolStatus::interrupted};
+  result.content = {llm::TextBlock{"out"}};
+  result.details = {{"exit_code", 0}};
+  CHECK(event_problem(result, "ToolResultEvent") == "");
+}
+
+TEST_CASE("driver status and status stream messages have the declared shapes", "[app][protocol]") {
+  agent::Status status;
+  status.state = agent::DriverState::running;
+  CHECK(test::object_mismatch(app::status_json(status), "DriverStatus", "status") == "");
+  CHECK(
+      test::object_mismatch(app::live_message("c", agent::StateChanged{agent::DriverState::paused}),
+                            "StateMessage", "state") == "");
+  CHECK(
+      test::object_mismatch(
+          app::live_message(
+              "c", agent::StreamProgress{.turn_id = "t", .step = 1, .event = llm::TextDelta{"x"}}),
+          "DeltaMessage", "delta") == "");
+  CHECK(test::object_mismatch(app::live_message("c", agent::ToolActivity{.turn_id = "t",
+                                                                         .call_id = "c",
+                                                                         .tool_name = "bash",
+                                                                         .label = "Running bash"}),
+                              "ToolMessage", "tool") == "");
+}
