@@ -49,11 +49,10 @@ std::optional<std::filesystem::path> find_web_root() {
   if (const char* env = std::getenv("AVA_WEB_ROOT"); env != nullptr && *env != '\0') {
     candidates.emplace_back(env);
   }
-  if (auto dir = executable_dir(); !dir.empty())
-    candidates.push_back(dir / ".." / "share" / "ava" / "web");
-#ifdef AVA_SOURCE_WEB_DIST
-  candidates.emplace_back(AVA_SOURCE_WEB_DIST);
-#endif
+  if (auto dir = executable_dir(); !dir.empty()) {
+    candidates.push_back(dir / ".." / "share" / "ava" / "web");  // installed
+    candidates.push_back(dir / ".." / ".." / "web" / "dist");  // a build tree: <build>/src/app/ava
+  }
   std::error_code ec;
   for (const auto& candidate : candidates) {
     if (std::filesystem::is_regular_file(candidate / "index.html", ec)) {

@@ -1,0 +1,348 @@
+#!/usr/bin/env node
+// End-to-end test of the web UI against the real `ava --serve` and the
+// loopback fake provider, driving Debian's Chromium with playwright-core.
+//
+//   node e2e/run.mjs --ava PATH/ava --fake PATH/ava-fake-provider --out DIR
+//        [--web DIR (default: web/dist)] [--chromium /usr/bin/chromium] [--headed]
+//
+// Exits non-zero with a message on the first failure; screenshots go to --out.
+import { spawn } from "node:child_process";
+import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function parseArgs(argv) {
+  const args = { web: path.resolve(here, "../dist"), chromium: "/usr/bin/chromium", out: path.resolve(here, "../e2e-out"), headed: false };
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i];
+    if (name === "--headed") args.headed = true;
+    else if (["--ava", "--fake", "--out", "--web", "--chromium"].includes(name)) args[name.slice(2)] = path.resolve(argv[++i] ?? "");
+    else throw new Error(`unknown argument ${name}`);
+  }
+  for (const need of ["ava", "fake"]) if (!args[need]) throw new Error(`--${need} is required`);
+  return args;
+}
+
+class Failure extends Error {}
+const check = (cond, message) => {
+  if (!cond) throw new Failure(message);
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const log = (...a) => console.log(`[e2e ${new Date().toISOString().slice(11, 23)}]`, ...a);
+
+/**
+ * Copies a binary once it has not changed for a few seconds, so that a
+ * rebuild of the original while the test runs (another engineer's ninja)
+ * cannot pull it away from under the restart.
+ */
+async function stableCopy(source, dest) {
+  const deadline = Date.now() + 120000;
+  for (;;) {
+    try {
+      const before = statSync(source);
+      if (Date.now() - before.mtimeMs > 3000) {
+        copyFileSync(source, dest);
+        const after = statSync(source);
+        if (after.mtimeMs === before.mtimeMs && statSync(dest).size === after.size) {
+          chmodSync(dest, 0o755);
+          return dest;
+        }
+      }
+    } catch {
+      /* missing for a moment while it is relinked */
+    }
+    if (Date.now() > deadline) throw new Failure(`${source} did not settle (being rebuilt?)`);
+    log(`waiting for ${source} to settle`);
+    await sleep(2000);
+  }
+}
+
+/** Starts a process and resolves with its first stdout line. */
+function startWithFirstLine(command, args, options, logFile, what) {
+  const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+  const logStream = createWriteStream(logFile, { flags: "a" });
+  child.stderr.pipe(logStream);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Failure(`${what} printed nothing within 60 s (log: ${logFile})`)), 60000);
+    const lines = createInterface({ input: child.stdout });
+    let first = true;
+    lines.on("line", (line) => {
+      logStream.write(`[stdout] ${line}\n`);
+      if (first) {
+        first = false;
+        clearTimeout(timer);
+        resolve({ child, line });
+      }
+    });
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      if (first) reject(new Failure(`${what} exited (${code ?? signal}) before printing its address; log: ${logFile}`));
+    });
+    child.on("error", (error) => reject(new Failure(`${what}: ${error.message}`)));
+  });
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  check(existsSync(path.join(args.web, "index.html")), `no built UI in ${args.web}: run \`npm run build\` first`);
+  check(existsSync(args.chromium), `no Chromium at ${args.chromium}`);
+  mkdirSync(args.out, { recursive: true });
+  const temp = mkdtempSync(path.join(tmpdir(), "ava-web-e2e-"));
+  const home = path.join(temp, "home");
+  const project = path.join(temp, "project");
+  mkdirSync(home);
+  mkdirSync(project);
+  const children = [];
+  let browser = null;
+  let shot = 0;
+  let page = null;
+  const screenshot = async (name) => {
+    shot += 1;
+    const file = path.join(args.out, `${String(shot).padStart(2, "0")}-${name}.png`);
+    await page.screenshot({ path: file, fullPage: false });
+    log("screenshot", file);
+  };
+
+  try {
+    const avaBinary = await stableCopy(args.ava, path.join(temp, "ava"));
+    const fakeBinary = await stableCopy(args.fake, path.join(temp, "ava-fake-provider"));
+    const fake = await startWithFirstLine(fakeBinary, ["--format", "anthropic", "--echo"], {}, path.join(args.out, "fake-provider.log"), "ava-fake-provider");
+    children.push(fake.child);
+    const fakeUrl = fake.line.trim();
+    check(fakeUrl.startsWith("http://"), `fake provider printed ${JSON.stringify(fake.line)}`);
+    log("fake provider", fakeUrl);
+
+    const env = { ...process.env };
+    for (const name of ["AVA_PROVIDER", "AVA_MODEL", "AVA_BASE_URL", "AVA_API_KEY", "OPENAI_API_KEY", "DISPLAY", "WAYLAND_DISPLAY"]) delete env[name];
+    Object.assign(env, { AVA_HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fakeUrl, no_proxy: "*", AVA_WEB_ROOT: args.web });
+
+    let server = null;
+    const startServer = async (port) => {
+      const started = await startWithFirstLine(avaBinary, ["--serve", "--port", String(port), "--no-open"], { env }, path.join(args.out, "server.log"), "ava --serve");
+      children.push(started.child);
+      const match = /(http:\/\/127\.0\.0\.1:(\d+))\/?/.exec(started.line);
+      check(match, `ava --serve printed ${JSON.stringify(started.line)}`);
+      return { child: started.child, url: match[1], port: Number(match[2]) };
+    };
+    server = await startServer(0);
+    log("server", server.url);
+
+    browser = await chromium.launch({ executablePath: args.chromium, headless: !args.headed, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(30000);
+    const pageErrors = [];
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error" && !/Failed to load resource|ERR_CONNECTION_REFUSED|net::/.test(message.text())) pageErrors.push(`console: ${message.text()}`);
+    });
+
+    // --- a project and a conversation
+    await page.goto(server.url + "/");
+    await page.getByRole("button", { name: "New project" }).click();
+    await page.getByLabel("Folder path on the server").fill(project);
+    await page.getByRole("button", { name: "Add project" }).click();
+    const projectName = path.basename(project);
+    await page.getByRole("button", { name: `New conversation in ${projectName}` }).click();
+    await page.waitForURL(/\/c\//);
+    const conversationId = decodeURIComponent(new URL(page.url()).pathname.split("/")[2]);
+    log("conversation", conversationId);
+    const composer = page.getByLabel("Message");
+    const list = page.getByRole("log", { name: "Conversation" });
+    const state = page.getByTestId("driver-state");
+
+    // --- a prompt: the bash card and the final answer
+    await composer.fill("bash: echo hello");
+    await composer.press("Enter");
+    const bashCard = list.locator('[data-tool="bash"]').first();
+    await list.locator('[data-tool="bash"][data-status="ok"]').first().waitFor();
+    check((await bashCard.getByLabel("Command").innerText()).includes("echo hello"), "the bash card does not show the command");
+    check((await bashCard.getByTestId("exit-status").innerText()).includes("exit 0"), "the bash card does not show exit 0");
+    await list.locator(".msg.assistant:not(.live)", { hasText: "done: hello" }).waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    await screenshot("bash-and-answer");
+    log("ok: bash card and final answer");
+
+    // --- steer while running
+    await composer.fill("slow: 200: one two three four five six seven eight nine ten");
+    await composer.press("Enter");
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "running");
+    await list.locator('.msg.assistant.live').waitFor(); // live deltas stream in
+    check((await page.getByTestId("send-mode").innerText()).includes("steer"), "the composer does not switch to steer while running");
+    await composer.fill("steer now");
+    await composer.press("Enter");
+    await list.locator(".msg.user", { hasText: "steer now" }).locator(".who", { hasText: "steer" }).waitFor();
+    await list.locator(".msg.assistant:not(.live)", { hasText: "one two three four five six seven eight nine ten" }).waitFor();
+    await list.locator(".msg.assistant:not(.live)", { hasText: "echo: steer now" }).waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    check((await list.locator(".msg.assistant.live").count()) === 0, "live text stayed after the durable answer");
+    await screenshot("steered");
+    log("ok: steer while running");
+
+    // --- abort mid-tool
+    await composer.fill("bash: sleep 30");
+    await composer.press("Enter");
+    await page.getByTestId("activity").filter({ hasText: "sleep 30" }).waitFor();
+    await list.locator('[data-tool="bash"][data-status="running"]').waitFor();
+    await screenshot("running-tool");
+    await page.getByRole("button", { name: "Abort the running turn" }).click();
+    await list.locator('[data-tool="bash"][data-status="interrupted"]').waitFor();
+    await list.locator(".notice", { hasText: "Turn aborted" }).waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    await screenshot("aborted");
+    log("ok: abort mid-tool shows the interrupted card");
+
+    // --- pause at the step boundary, then resume
+    await composer.fill("bash: sleep 2; echo paused-ok");
+    await composer.press("Enter");
+    await list.locator('[data-tool="bash"][data-status="running"]').waitFor();
+    await page.getByRole("button", { name: "Pause at the next step boundary" }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "paused", null, { timeout: 30000 });
+    await list.locator(".notice", { hasText: "Paused" }).waitFor();
+    await screenshot("paused");
+    await page.getByRole("button", { name: "Resume" }).click();
+    await list.locator(".msg.assistant:not(.live)", { hasText: "done: paused-ok" }).waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    log("ok: pause and resume");
+
+    // --- review markers: activity elsewhere marks a conversation; opening it clears the marker
+    const apiCall = async (method, route, json) => {
+      const response = await fetch(server.url + route, { method, headers: json ? { "Content-Type": "application/json" } : {}, body: json ? JSON.stringify(json) : undefined });
+      const text = await response.text();
+      check(response.ok, `${method} ${route} -> ${response.status} ${text.slice(0, 200)}`);
+      return text ? JSON.parse(text) : null;
+    };
+    const projects = (await apiCall("GET", "/api/projects")).projects;
+    const other = await apiCall("POST", "/api/conversations", { projectId: projects[0].id, title: "Background work" });
+    await apiCall("POST", `/api/conversations/${other.id}/input`, { text: "marker please" });
+    const otherRow = page.getByRole("button", { name: /^Background work, new activity/ });
+    await otherRow.waitFor();
+    await otherRow.locator('[data-testid="unread"]').waitFor();
+    await screenshot("review-marker");
+    await otherRow.click();
+    await page.locator(".msg.assistant:not(.live)", { hasText: "echo: marker please" }).waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    for (let waited = 0; ; waited += 250) {
+      const c = await apiCall("GET", `/api/conversations/${other.id}`);
+      if (c.reviewedSeq === c.lastSeq && c.lastSeq > 0) break;
+      check(waited < 15000, `opening the conversation did not set reviewedSeq: ${c.reviewedSeq} of ${c.lastSeq}`);
+      await sleep(250);
+    }
+    await page.goto(`${server.url}/c/${encodeURIComponent(conversationId)}`);
+    await list.locator(".msg.assistant:not(.live)", { hasText: "done: paused-ok" }).waitFor();
+    await page.getByRole("button", { name: /^Background work/ }).waitFor();
+    if ((await page.getByRole("button", { name: /^Background work/ }).locator('[data-testid="unread"]').count()) !== 0) {
+      const listed = (await apiCall("GET", "/api/conversations?archived=all")).conversations.find((c) => c.id === other.id);
+      throw new Failure(`the review marker stayed after opening the conversation: ${JSON.stringify(listed)}`);
+    }
+    log("ok: review markers");
+
+    // --- archive hides a conversation behind the toggle; pin puts it first
+    await page.getByRole("button", { name: "Archive Background work" }).click();
+    await page.getByRole("button", { name: /^Background work/ }).waitFor({ state: "detached" });
+    await page.getByLabel("Show archived").check();
+    await page.getByRole("button", { name: /^Background work/ }).waitFor();
+    await page.getByRole("button", { name: "Unarchive Background work" }).click();
+    await page.getByLabel("Show archived").uncheck();
+    await page.getByRole("button", { name: "Pin Background work" }).click();
+    await page.getByRole("button", { name: "Unpin Background work" }).waitFor();
+    const order = await page.locator(".conv .conv-title-text").allInnerTexts();
+    check(order[0] === "Background work", `the pinned conversation is not first: ${order}`);
+    log("ok: archive toggle and pinning");
+
+    // --- kill the server, restart it on the same port, resume
+    const before = await page.evaluate(() => window.__ava);
+    check(before && new Set(before.keys).size === before.keys.length, "duplicate items before the restart");
+    server.child.kill("SIGKILL");
+    await new Promise((r) => (server.child.exitCode !== null || server.child.signalCode !== null ? r() : server.child.once("exit", r)));
+    await page.getByTestId("connection").filter({ hasText: "reconnecting" }).waitFor();
+    await screenshot("reconnecting");
+    log("ok: the page says it is reconnecting");
+    let restarted = null;
+    for (let attempt = 1; attempt <= 20 && !restarted; attempt++) {
+      try {
+        restarted = await startServer(server.port);
+      } catch (error) {
+        log(`restart attempt ${attempt}: ${error.message}`);
+        await sleep(500);
+      }
+    }
+    check(restarted, "could not restart the server on the same port");
+    server = restarted;
+    // Input that lands before the page is back: it must arrive through ?after=<lastSeq>.
+    await apiCall("POST", `/api/conversations/${conversationId}/input`, { text: "during the outage" });
+    await page.getByTestId("connection").filter({ hasText: "Reconnected" }).waitFor();
+    await list.locator(".msg.assistant:not(.live)", { hasText: "echo: during the outage" }).waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    await sleep(1500); // let anything duplicated arrive
+    const after = await page.evaluate(() => window.__ava);
+    check(new Set(after.keys).size === after.keys.length, "duplicate items after the restart");
+    check(JSON.stringify(after.keys.slice(0, before.keys.length)) === JSON.stringify(before.keys), `the history changed across the restart:\n${before.keys}\n${after.keys}`);
+    check(after.keys.length === before.keys.length + 2, `expected the outage input and its answer after the history, got ${after.keys.slice(before.keys.length)}`);
+    await screenshot("reconnected");
+    log("ok: reconnected, history without duplicates");
+
+    // The resumed stream carries new events; a fresh page replays the same view.
+    await composer.fill("after restart");
+    await composer.press("Enter");
+    await list.locator(".msg.assistant:not(.live)", { hasText: "echo: after restart" }).waitFor();
+    const resumed = await page.evaluate(() => window.__ava);
+    await page.reload();
+    await page.waitForFunction((seq) => window.__ava && window.__ava.lastSeq >= seq, resumed.lastSeq);
+    await sleep(500);
+    const replayed = await page.evaluate(() => window.__ava);
+    check(JSON.stringify(replayed.keys) === JSON.stringify(resumed.keys), `a fresh replay differs from the resumed view:\n${resumed.keys}\n${replayed.keys}`);
+    await screenshot("replayed");
+    log("ok: resumed view equals a fresh replay");
+
+    // --- settings lists providers, never keys
+    await page.getByRole("button", { name: "Settings" }).click();
+    await page.locator('tr[data-provider="anthropic"]', { hasText: "configured" }).waitFor();
+    check(!(await page.content()).includes("test-key"), "the settings page shows a key");
+    await screenshot("settings");
+    log("ok: settings");
+
+    // --- render benchmark: 5,000 synthetic events through the reducer into the list
+    const runs = [];
+    for (let i = 0; i < 5; i++) {
+      await page.goto(server.url + "/bench?n=5000");
+      runs.push(await page.waitForFunction(() => window.__bench, null, { timeout: 60000 }).then((h) => h.jsonValue()));
+    }
+    const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const bench = runs[0];
+    log(`bench: ${bench.events} events -> ${bench.items} items; reduce median ${median(runs.map((r) => r.reduceMs)).toFixed(1)} ms; reduce + first render median ${median(runs.map((r) => r.totalMs)).toFixed(1)} ms (runs: ${runs.map((r) => r.totalMs.toFixed(0)).join(", ")} ms)`);
+    check(median(runs.map((r) => r.totalMs)) < 1000, "rendering 5,000 events took over a second");
+    await screenshot("bench-5000");
+
+    check(pageErrors.length === 0, `errors in the page:\n${pageErrors.join("\n")}`);
+    log("PASS");
+    return 0;
+  } catch (error) {
+    console.error(`[e2e] FAIL: ${error instanceof Failure ? error.message : error.stack || error}`);
+    if (page) await screenshot("failure").catch(() => undefined);
+    return 1;
+  } finally {
+    if (browser) await browser.close().catch(() => undefined);
+    for (const child of children) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await Promise.race([new Promise((r) => child.once("exit", r)), sleep(15000)]);
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      }
+    }
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(`[e2e] FAIL: ${error.message}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,179 @@
+import { useCallback, useEffect, useState } from "react";
+import { api, ApiRequestError, follow } from "./api/client";
+import type { ConversationPatch, ConversationView, Project, StatusMessage } from "./api/protocol.gen";
+import type { ModelsResponse } from "./api/protocol.extra";
+import { connection, statusBus, useConnection, useLiveStatuses } from "./model/stores";
+import { ConversationPage } from "./ui/ConversationPage";
+import { Settings } from "./ui/Settings";
+import { Sidebar } from "./ui/Sidebar";
+
+type Route = { page: "home" } | { page: "settings" } | { page: "conversation"; id: string };
+
+function parseRoute(pathname: string): Route {
+  const m = /^\/c\/([^/]+)\/?$/.exec(pathname);
+  if (m) return { page: "conversation", id: decodeURIComponent(m[1]) };
+  if (pathname.replace(/\/$/, "") === "/settings") return { page: "settings" };
+  return { page: "home" };
+}
+
+function ConnectionBanner() {
+  const c = useConnection();
+  const [, tick] = useState(0);
+  const recent = c.reconnectedAt > 0 && Date.now() - c.reconnectedAt < 6000;
+  useEffect(() => {
+    if (!recent) return;
+    const t = setTimeout(() => tick((n) => n + 1), 6000 - (Date.now() - c.reconnectedAt));
+    return () => clearTimeout(t);
+  }, [recent, c.reconnectedAt]);
+  if (c.reconnecting)
+    return (
+      <div className="conn-banner down" role="status" data-testid="connection">
+        Connection lost — reconnecting{c.attempt > 1 ? ` (attempt ${c.attempt})` : ""}…
+      </div>
+    );
+  if (recent)
+    return (
+      <div className="conn-banner up" role="status" data-testid="connection">
+        Reconnected
+      </div>
+    );
+  return null;
+}
+
+export function App() {
+  const [route, setRoute] = useState<Route>(() => parseRoute(location.pathname));
+  const [projects, setProjects] = useState<Project[]>([]);
+  const [conversations, setConversations] = useState<ConversationView[]>([]);
+  const [models, setModels] = useState<ModelsResponse | null>(null);
+  const [error, setError] = useState("");
+  const live = useLiveStatuses();
+
+  const navigate = useCallback((path: string) => {
+    history.pushState(null, "", path);
+    setRoute(parseRoute(path));
+  }, []);
+
+  useEffect(() => {
+    const onPop = () => setRoute(parseRoute(location.pathname));
+    addEventListener("popstate", onPop);
+    return () => removeEventListener("popstate", onPop);
+  }, []);
+
+  const reload = useCallback(() => {
+    api.projects().then(setProjects, (e: Error) => setError(e.message));
+    api.conversations("all").then(setConversations, (e: Error) => setError(e.message));
+    api.models().then(setModels, () => undefined);
+  }, []);
+
+  // The status stream: the catalog and every driver's present state.
+  useEffect(() => {
+    reload();
+    let wasDown = false;
+    const follower = follow({
+      path: "/api/status/events",
+      resumable: false,
+      onMessage: (_event, data) => {
+        const message = data as StatusMessage;
+        statusBus.publish(message);
+        if (message.type === "catalog") {
+          if (message.conversation) {
+            const c = message.conversation;
+            setConversations((list) => {
+              const old = list.find((x) => x.id === c.id);
+              const merged = { ...(old ?? { loaded: true, state: "idle" }), ...c } as ConversationView;
+              return old ? list.map((x) => (x.id === c.id ? merged : x)) : [...list, merged];
+            });
+          }
+          if (message.project) {
+            const p = message.project;
+            setProjects((list) => (list.some((x) => x.id === p.id) ? list.map((x) => (x.id === p.id ? p : x)) : [...list, p]));
+          }
+        } else if (message.type === "summary") {
+          setConversations((list) =>
+            list.map((x) => (x.id === message.conversationId ? { ...x, lastSeq: message.lastSeq, updatedMs: message.updatedMs, usage: message.usage } : x)),
+          );
+        }
+      },
+      onState: (s, detail) => {
+        connection.report("status", s, detail.attempt, detail.error);
+        if (s === "reconnecting") wasDown = true;
+        if (s === "open" && wasDown) {
+          wasDown = false;
+          reload(); // the server may have restarted: the lists may have moved on
+        }
+      },
+    });
+    return () => follower.close();
+  }, [reload]);
+
+  const selected = route.page === "conversation" ? route.id : null;
+
+  // Opening a conversation clears its marker locally (the page PATCHes reviewedSeq).
+  useEffect(() => {
+    if (!selected) return;
+    setConversations((list) => list.map((x) => (x.id === selected && x.reviewedSeq < x.lastSeq ? { ...x, reviewedSeq: x.lastSeq } : x)));
+  }, [selected, conversations.length]);
+
+  const newConversation = async (projectId: string) => {
+    try {
+      const c = await api.createConversation({ projectId });
+      setConversations((list) => (list.some((x) => x.id === c.id) ? list : [...list, c]));
+      navigate(`/c/${encodeURIComponent(c.id)}`);
+      setTimeout(() => document.getElementById("composer-text")?.focus(), 50);
+    } catch (e) {
+      setError(`Could not create the conversation: ${(e as Error).message}`);
+    }
+  };
+
+  const newProject = async (path: string): Promise<string | null> => {
+    try {
+      const p = await api.createProject(path);
+      setProjects((list) => (list.some((x) => x.id === p.id) ? list : [...list, p]));
+      return null;
+    } catch (e) {
+      return e instanceof ApiRequestError ? e.message : String(e);
+    }
+  };
+
+  const patch = (id: string, body: ConversationPatch) => {
+    api.patchConversation(id, body).then(
+      (c) => setConversations((list) => list.map((x) => (x.id === id ? { ...x, ...c } : x))),
+      (e: Error) => setError(e.message),
+    );
+  };
+
+  return (
+    <div className="app">
+      <Sidebar
+        projects={projects}
+        conversations={conversations}
+        live={live}
+        selected={selected}
+        onOpen={(id) => navigate(`/c/${encodeURIComponent(id)}`)}
+        onNewConversation={newConversation}
+        onNewProject={newProject}
+        onPatch={patch}
+        onSettings={() => navigate("/settings")}
+      />
+      <div className="main">
+        <ConnectionBanner />
+        {error && (
+          <div className="error-banner" role="alert">
+            {error}{" "}
+            <button type="button" className="link" onClick={() => setError("")} aria-label="Dismiss the error">
+              Dismiss
+            </button>
+          </div>
+        )}
+        {route.page === "conversation" && <ConversationPage key={route.id} id={route.id} models={models} listed={conversations.find((c) => c.id === route.id)} />}
+        {route.page === "settings" && <Settings models={models} />}
+        {route.page === "home" && (
+          <main className="home" aria-label="Welcome">
+            <h1>Ava</h1>
+            <p>{projects.length === 0 ? "Add a project (a folder on the server) to start." : "Pick a conversation, or start one with + next to a project."}</p>
+          </main>
+        )}
+      </div>
+    </div>
+  );
+}

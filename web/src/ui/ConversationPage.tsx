@@ -1,0 +1,227 @@
+import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { api, ApiRequestError, follow } from "../api/client";
+import type { ConversationEvent, ConversationView, StatusMessage } from "../api/protocol.gen";
+import type { ModelsResponse } from "../api/protocol.extra";
+import { initialState, reduce, viewItems } from "../model/conversation";
+import { connection, statusBus } from "../model/stores";
+import { Composer } from "./Composer";
+import { EventList } from "./EventList";
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+export function ConversationPage({ id, models, listed }: { id: string; models: ModelsResponse | null; listed?: ConversationView }) {
+  const [state, dispatch] = useReducer(reduce, id, initialState);
+  const [meta, setMeta] = useState<ConversationView | null>(null);
+  const [error, setError] = useState("");
+  const [cost, setCost] = useState<number | undefined>(undefined);
+  const reviewed = useRef(0);
+  // Counts driver states heard from the status stream: a control's response
+  // only applies when none arrived meanwhile (it would be older).
+  const stateVersion = useRef(0);
+
+  // Durable events: history then the live tail, resumed from the last seq.
+  useEffect(() => {
+    let buffer: ConversationEvent[] = [];
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const flush = () => {
+      timer = null;
+      const events = buffer;
+      buffer = [];
+      if (events.length) dispatch({ type: "events", events });
+    };
+    const name = `events:${id}`;
+    const follower = follow({
+      path: `/api/conversations/${encodeURIComponent(id)}/events`,
+      resumable: true,
+      onMessage: (_event, data) => {
+        buffer.push(data as ConversationEvent);
+        if (!timer) timer = setTimeout(flush, 16);
+      },
+      onState: (s, detail) => {
+        connection.report(name, s, detail.attempt, detail.error);
+        if (s === "closed" && detail.error) setError(`The conversation's events could not be loaded (${detail.error}).`);
+      },
+    });
+    return () => {
+      follower.close();
+      if (timer) clearTimeout(timer);
+      connection.report(name, "closed", 0);
+    };
+  }, [id]);
+
+  // Live status: deltas, tool activity, driver state.
+  useEffect(
+    () =>
+      statusBus.subscribe((message: StatusMessage) => {
+        if (message.type === "snapshot" || (message.type === "state" && message.conversationId === id)) stateVersion.current += 1;
+        dispatch({ type: "status", message });
+        if (message.type === "summary" && message.conversationId === id) {
+          api.usage(id).then((u) => setCost(u.costUsd), () => undefined);
+        }
+      }),
+    [id],
+  );
+
+  useEffect(() => {
+    let cancelled = false;
+    api.conversation(id).then(
+      (c) => {
+        if (cancelled) return;
+        setMeta(c);
+        reviewed.current = c.reviewedSeq;
+        if (c.status && stateVersion.current === 0) dispatch({ type: "status", message: { type: "state", conversationId: id, state: c.status.state } });
+      },
+      (e: ApiRequestError) => !cancelled && setError(e.message),
+    );
+    api.usage(id).then((u) => !cancelled && setCost(u.costUsd), () => undefined);
+    return () => {
+      cancelled = true;
+    };
+  }, [id]);
+
+  // The review marker follows what this page has shown (flushed when leaving).
+  const shownSeq = useRef(0);
+  shownSeq.current = meta ? state.lastSeq : 0;
+  useEffect(() => {
+    const flush = () => {
+      if (shownSeq.current <= reviewed.current) return;
+      reviewed.current = shownSeq.current;
+      // keepalive: the request survives the page going away.
+      void fetch(`/api/conversations/${encodeURIComponent(id)}`, {
+        method: "PATCH",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ reviewedSeq: shownSeq.current }),
+        keepalive: true,
+      }).catch(() => undefined);
+    };
+    addEventListener("pagehide", flush);
+    return () => {
+      removeEventListener("pagehide", flush);
+      flush();
+    };
+  }, [id]);
+  // The review marker follows what this page has shown.
+  useEffect(() => {
+    if (!meta || state.lastSeq <= reviewed.current) return;
+    const t = setTimeout(() => {
+      const seq = state.lastSeq;
+      api.patchConversation(id, { reviewedSeq: seq }).then(
+        () => {
+          reviewed.current = Math.max(reviewed.current, seq);
+        },
+        () => undefined,
+      );
+    }, 250);
+    return () => clearTimeout(t);
+  }, [id, meta, state.lastSeq]);
+
+  const driver = state.driverState ?? meta?.state ?? "idle";
+  const running = driver === "running" || driver === "pausing" || driver === "aborting";
+
+  const control = useCallback(
+    (action: "pause" | "resume" | "abort") => {
+      setError("");
+      const version = stateVersion.current;
+      api.control(id, action).then(
+        (status) => {
+          if (stateVersion.current === version) dispatch({ type: "status", message: { type: "state", conversationId: id, state: status.state } });
+        },
+        (e: ApiRequestError) => setError(`${action} failed: ${e.message}`),
+      );
+    },
+    [id],
+  );
+
+  const send = useCallback(
+    async (text: string, kind: "followup" | "steer") => {
+      setError("");
+      try {
+        await api.input(id, { text, kind });
+        return true;
+      } catch (e) {
+        setError(`Could not send: ${(e as Error).message}`);
+        return false;
+      }
+    },
+    [id],
+  );
+
+  const changeModel = (value: string) => {
+    const [provider, ...rest] = value.split("/");
+    const model = rest.join("/");
+    api.setModel(id, { provider, model }).then(
+      () => setMeta((m) => (m ? { ...m, model: { provider, model } } : m)),
+      (e: ApiRequestError) => setError(`Could not change the model: ${e.message}`),
+    );
+  };
+
+  const items = viewItems(state);
+  // A read-only view of what is shown, for the end-to-end tests.
+  (window as unknown as { __ava?: unknown }).__ava = { conversationId: id, lastSeq: state.lastSeq, keys: state.items.map((i) => i.key), unknown: state.unknown.length };
+  const t = state.totals;
+  const provider = state.provider || meta?.model.provider || "";
+  const model = state.model || meta?.model.model || "";
+  const options = modelOptions(models, provider, model);
+
+  return (
+    <main className="conversation" aria-label="Conversation">
+      <header className="conv-header">
+        <div className="conv-title">
+          <h1>{listed?.title || meta?.title || "Untitled conversation"}</h1>
+          <span className={`badge state-${driver}`} data-testid="driver-state" aria-label={`Driver state: ${driver}`}>
+            {driver}
+          </span>
+          {state.activity && (
+            <span className="activity" data-testid="activity" role="status">
+              {state.activity}
+            </span>
+          )}
+        </div>
+        <div className="conv-tools">
+          <label className="model-picker">
+            <span className="sr-only">Model</span>
+            <select aria-label="Model" value={`${provider}/${model}`} onChange={(e) => changeModel(e.target.value)}>
+              {options.map((o) => (
+                <option key={o} value={o}>
+                  {o}
+                </option>
+              ))}
+            </select>
+          </label>
+          <span className="tokens" data-testid="tokens" title="Input / output / cache read / cache write tokens">
+            {fmt(t.inputTokens)} in · {fmt(t.outputTokens)} out
+            {t.cacheReadTokens + t.cacheWriteTokens > 0 && ` · ${fmt(t.cacheReadTokens)} cache read · ${fmt(t.cacheWriteTokens)} cache write`}
+            {cost !== undefined && ` · $${cost.toFixed(4)}`}
+          </span>
+          <button type="button" onClick={() => control("pause")} disabled={driver !== "running"} aria-label="Pause at the next step boundary">
+            Pause
+          </button>
+          <button type="button" onClick={() => control("resume")} disabled={driver !== "paused" && driver !== "pausing"} aria-label="Resume">
+            Resume
+          </button>
+          <button type="button" className="danger" onClick={() => control("abort")} disabled={!(running || driver === "paused")} aria-label="Abort the running turn">
+            Abort
+          </button>
+        </div>
+      </header>
+      {error && (
+        <div className="error-banner" role="alert">
+          {error}
+        </div>
+      )}
+      <EventList items={items} />
+      <Composer running={running || driver === "paused"} onSend={send} />
+    </main>
+  );
+}
+
+function modelOptions(models: ModelsResponse | null, provider: string, model: string): string[] {
+  const out = new Set<string>();
+  if (provider || model) out.add(`${provider}/${model}`);
+  for (const p of models?.providers ?? []) {
+    if (!p.configured) continue;
+    if (p.model) out.add(`${p.name}/${p.model}`);
+    for (const m of models?.models ?? []) if (m.providerKind === p.kind) out.add(`${p.name}/${m.id}`);
+  }
+  return [...out];
+}
