@@ -148,7 +148,9 @@ Result<protocol::Conversation> Registry::patch_conversation(
   if (patch.title) conversation.title = *patch.title;
   if (patch.pinned) conversation.pinned = *patch.pinned;
   if (patch.archived) conversation.archived = *patch.archived;
-  if (patch.reviewed_seq) conversation.reviewed_seq = *patch.reviewed_seq;
+  // The marker only moves forward: two windows cannot take it back.
+  if (patch.reviewed_seq)
+    conversation.reviewed_seq = std::max(conversation.reviewed_seq, *patch.reviewed_seq);
   if (patch.model) conversation.model = *patch.model;
   if (auto saved = save_locked(); !saved) {
     conversation = before;

@@ -49,6 +49,15 @@ TEST_CASE("durable events have the declared shapes", "[app][protocol]") {
   result.content = {llm::TextBlock{"out"}};
   result.details = {{"exit_code", 0}};
   CHECK(event_problem(result, "ToolResultEvent") == "");
+  CHECK(event_problem(session::UsageRecorded{.turn_id = "t", .step = 1, .model = "m"},
+                      "UsageEvent") == "");
+  CHECK(event_problem(session::ModelChanged{.provider = "p", .model = "m"}, "ModelChangedEvent") ==
+        "");
+  CHECK(event_problem(session::Compacted{.summary = "s", .first_kept_seq = 3}, "CompactionEvent") ==
+        "");
+  CHECK(event_problem(session::ErrorOccurred{.code = "c", .message = "m"}, "ErrorEvent") == "");
+  CHECK(event_problem(session::Recovered{.dropped_bytes = 3, .notes = {"n"}}, "RecoveredEvent") ==
+        "");
 }
 
 TEST_CASE("driver status and status stream messages have the declared shapes", "[app][protocol]") {

@@ -206,6 +206,11 @@ TEST_CASE("the registry persists projects and navigation metadata atomically", "
   protocol::ConversationPatch archive;
   archive.archived = true;
   REQUIRE((*reloaded)->patch_conversation("c2", archive));
+  protocol::ConversationPatch seen;
+  seen.reviewed_seq = 9;
+  REQUIRE((*reloaded)->patch_conversation("c2", seen));
+  seen.reviewed_seq = 4;  // an older window
+  CHECK((*reloaded)->patch_conversation("c2", seen)->reviewed_seq == 9);
   CHECK((*reloaded)->conversations({.archived = false}).size() == 2);
 }
 
