@@ -1,6 +1,7 @@
 #include "ava/tool/mcp/http_transport.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -46,6 +47,7 @@ struct State {
   std::string protocol_version;
   std::vector<std::unique_ptr<HttpClient>> idle;                 // kept-alive connections
   std::set<std::shared_ptr<asio::cancellation_signal>> running;  // one per background task
+  std::map<std::string, std::shared_ptr<asio::cancellation_signal>> requests;  // by id, as JSON
   std::vector<asio::steady_timer*> waiters;
   bool closing = false;
   bool reported = false;
@@ -187,7 +189,9 @@ asio::awaitable<void> post_request(StatePtr state, std::string body, json id) {
   auto outcome = co_await exchange(state, std::move(post), id);
   std::string last_event_id = outcome.last_event_id;
   for (int attempt = 0;; ++attempt) {
-    if (outcome.answered || state->closing) co_return;
+    // Given up on by the session (cancel_request) or closing: no resumption.
+    const auto cancelled = (co_await asio::this_coro::cancellation_state).cancelled();
+    if (outcome.answered || state->closing || cancelled != asio::cancellation_type::none) co_return;
     if (outcome.response && !is_2xx(outcome.response->status)) {
       fail_request(*state, id, status_error(*state, *outcome.response));
       co_return;
@@ -238,11 +242,16 @@ asio::awaitable<void> listen(StatePtr state) {
 
 // Runs a task on the strand with its own cancellation signal, which close()
 // emits; the signal lives until the task's completion has run.
-void spawn_task(const StatePtr& state, asio::awaitable<void> task) {
+void spawn_task(const StatePtr& state, asio::awaitable<void> task, std::string request = {}) {
   auto signal = std::make_shared<asio::cancellation_signal>();
   state->running.insert(signal);
-  auto done = [state, signal](const std::exception_ptr& error) {
+  if (!request.empty()) state->requests[request] = signal;
+  auto done = [state, signal, request](const std::exception_ptr& error) {
     state->running.erase(signal);
+    if (auto found = state->requests.find(request);
+        found != state->requests.end() && found->second == signal) {
+      state->requests.erase(found);
+    }
     state->notify();
     if (error) spdlog::error("mcp {}: background task failed", state->server.url);
   };
@@ -255,7 +264,8 @@ class HttpTransport final : public Transport {
  public:
   explicit HttpTransport(HttpServer server) : server_(std::move(server)) {}
   ~HttpTransport() override {
-    if (!state_) return;
+    // After close() nothing is left to stop (and the io_context may be gone).
+    if (!state_ || state_->closing) return;
     asio::post(state_->strand, [state = state_] {
       state->closing = true;
       for (const auto& signal : state->running) signal->emit(asio::cancellation_type::terminal);
@@ -283,7 +293,7 @@ class HttpTransport final : public Transport {
                                                             body.size(), server_.max_message));
     }
     if (message.contains("method") && message.contains("id")) {
-      spawn_task(state, post_request(state, std::move(body), message["id"]));
+      spawn_task(state, post_request(state, std::move(body), message["id"]), message["id"].dump());
       co_return Result<void>{};
     }
     // Notifications and answers are short: 202 Accepted, or an error.
@@ -294,6 +304,15 @@ class HttpTransport final : public Transport {
       co_return std::unexpected(status_error(*state, *outcome.response));
     }
     co_return Result<void>{};
+  }
+
+  void cancel_request(const json& id) override {
+    // The server was told (notifications/cancelled); its stream for this
+    // request may never end, so stop reading it.
+    if (!state_) return;
+    if (auto found = state_->requests.find(id.dump()); found != state_->requests.end()) {
+      found->second->emit(asio::cancellation_type::terminal);
+    }
   }
 
   void initialized(const std::string& protocol_version) override {

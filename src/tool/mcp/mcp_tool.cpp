@@ -91,10 +91,7 @@ std::unique_ptr<Tool> make_mcp_tool(std::shared_ptr<ServerConnection> server, To
 
 asio::awaitable<Result<std::vector<std::string>>> register_server_tools(
     ToolRegistry& registry, std::shared_ptr<ServerConnection> server) {
-  auto session = co_await server->session();
-  if (!session) co_return std::unexpected(std::move(session).error());
-  const ListOptions list_options;
-  auto tools = co_await list_tools(**session, list_options);
+  auto tools = co_await server->tools();
   if (!tools) co_return std::unexpected(std::move(tools).error());
   std::vector<std::string> names;
   for (auto& info : *tools) {

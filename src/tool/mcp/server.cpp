@@ -77,7 +77,22 @@ asio::awaitable<Result<std::shared_ptr<Session>>> ServerConnection::session_on_s
   }
   connecting_ = true;
   ++started_;
-  auto connecting = Session::connect(executor_, config_.make_transport(), config_.session);
+  // The server's list_changed marks the cached tool list stale; the
+  // configured callback still hears every notification.
+  SessionOptions options = config_.session;
+  options.on_notification = [weak = weak_from_this(), forward = config_.session.on_notification](
+                                const std::string& method, const nlohmann::json& params) {
+    if (method == "notifications/tools/list_changed") {
+      if (auto self = weak.lock()) {
+        asio::post(self->strand_, [self] {
+          self->tools_.reset();
+          ++self->tools_generation_;
+        });
+      }
+    }
+    if (forward) forward(method, params);
+  };
+  auto connecting = Session::connect(executor_, config_.make_transport(), std::move(options));
   auto connected = co_await std::move(connecting);
   connecting_ = false;
   for (auto* waiter : waiting_) waiter->cancel();
@@ -86,7 +101,27 @@ asio::awaitable<Result<std::shared_ptr<Session>>> ServerConnection::session_on_s
     co_return std::unexpected(std::move(connected).error());
   }
   session_ = *connected;
+  tools_.reset();  // a new session lists again
   co_return session_;
+}
+
+asio::awaitable<Result<std::vector<ToolInfo>>> ServerConnection::tools() {
+  auto on_strand =
+      [](std::shared_ptr<ServerConnection> self) -> asio::awaitable<Result<std::vector<ToolInfo>>> {
+    co_await asio::this_coro::throw_if_cancelled(false);
+    auto session = co_await self->session_on_strand();
+    if (!session) co_return std::unexpected(std::move(session).error());
+    if (self->tools_) co_return *self->tools_;
+    const std::uint64_t generation = self->tools_generation_.load();
+    const ListOptions options;
+    auto listed = co_await list_tools(**session, options);
+    if (!listed) co_return std::unexpected(std::move(listed).error());
+    // A change announced while listing leaves the cache empty: list again next time.
+    if (generation == self->tools_generation_) self->tools_ = *listed;
+    co_return std::move(*listed);
+  };
+  auto spawned = asio::co_spawn(strand_, on_strand(shared_from_this()), asio::use_awaitable);
+  co_return co_await std::move(spawned);
 }
 
 void ServerConnection::report_success() {

@@ -194,6 +194,7 @@ asio::awaitable<Result<json>> Session::request_on_strand(std::string method, jso
             jsonrpc::make_notification("notifications/cancelled", std::move(cancel));
         std::ignore = co_await transport_->send(std::move(notification));
       }
+      transport_->cancel_request(json(id));
       if (timed_out) {
         co_return fail(ErrorCode::timeout, fmt::format("{}: {} timed out after {} ms", description_,
                                                        method, options.timeout.count()));

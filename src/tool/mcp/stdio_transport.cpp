@@ -231,7 +231,8 @@ class StdioTransport final : public Transport {
  public:
   explicit StdioTransport(StdioServer server) : server_(std::move(server)) {}
   ~StdioTransport() override {
-    if (!state_) return;
+    // After close() nothing is left to stop (and the io_context may be gone).
+    if (!state_ || state_->closing) return;
     // Dropped without close(): kill the group; the coroutines then end.
     asio::post(state_->strand, [state = state_] {
       state->closing = true;
@@ -296,6 +297,7 @@ class StdioTransport final : public Transport {
     co_return Result<void>{};
   }
 
+  void cancel_request(const json&) override {}  // nothing waits per request on a pipe
   void initialized(const std::string&) override {}
 
   asio::awaitable<void> close() override {

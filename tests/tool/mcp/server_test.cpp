@@ -144,3 +144,24 @@ TEST_CASE("mcp server that cannot start gives the model a readable error", "[too
     co_return true;
   });
 }
+
+TEST_CASE("mcp tools are listed again after the server says they changed", "[tool][mcp][stdio]") {
+  AVA_REQUIRE_MCP_SERVERS();
+  run_coroutine([](asio::io_context& io) -> asio::awaitable<bool> {
+    auto server = connection(io, "everything", ava::test::everything_stdio());
+    auto first = co_await server->tools();
+    REQUIRE(first.has_value());
+    // server-everything announces list_changed right after initialized.
+    for (int i = 0; i < 50 && server->tools_generation() == 0; ++i) {
+      const auto step = 100ms;
+      co_await sleep(io, step);
+    }
+    CHECK(server->tools_generation() > 0);
+    auto again = co_await server->tools();
+    REQUIRE(again.has_value());
+    CHECK(again->size() >= first->size());
+    CHECK(server->sessions_started() == 1);
+    co_await server->close();
+    co_return true;
+  });
+}

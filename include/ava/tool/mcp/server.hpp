@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -51,6 +52,12 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   boost::asio::awaitable<Result<std::shared_ptr<Session>>> session();
   // A call went through: the failure count starts again.
   void report_success();
+  // The server's tools, listed once per session and again after the server
+  // sent notifications/tools/list_changed.
+  boost::asio::awaitable<Result<std::vector<ToolInfo>>> tools();
+  // Grows with every list_changed, so an owner of registered tools can tell
+  // when to register them again.
+  std::uint64_t tools_generation() const { return tools_generation_.load(); }
   boost::asio::awaitable<void> close();
 
   int sessions_started() const { return started_.load(); }
@@ -70,6 +77,8 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   int failures_ = 0;
   std::chrono::steady_clock::time_point retry_at_{};
   std::optional<Error> last_error_;
+  std::optional<std::vector<ToolInfo>> tools_;
+  std::atomic<std::uint64_t> tools_generation_{0};
   std::atomic<int> started_{0};
 };
 
@@ -83,7 +92,8 @@ std::string tool_name(std::string_view server, std::string_view tool);
 // can read; only a cancellation is an Error.
 std::unique_ptr<Tool> make_mcp_tool(std::shared_ptr<ServerConnection> server, ToolInfo info);
 
-// Connects, lists the server's tools and adds them to the registry.
+// Connects, lists the server's tools and adds them to the registry (again
+// after a tools_generation() change: same names are replaced in place).
 boost::asio::awaitable<Result<std::vector<std::string>>> register_server_tools(
     ToolRegistry& registry, std::shared_ptr<ServerConnection> server);
 

@@ -44,6 +44,10 @@ class Transport {
   // request whose exchange fails through on_request_failed.
   virtual boost::asio::awaitable<Result<void>> send(nlohmann::json message) = 0;
 
+  // The session gave up on a request (cancelled, timed out) and told the
+  // server; the transport stops whatever still waits for its answer.
+  virtual void cancel_request(const nlohmann::json& id) = 0;
+
   // After initialize: the negotiated version (HTTP sends it as a header)
   // and the point where HTTP may open its stream for server messages.
   virtual void initialized(const std::string& protocol_version) = 0;
