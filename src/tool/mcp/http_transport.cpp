@@ -260,6 +260,13 @@ void spawn_task(const StatePtr& state, asio::awaitable<void> task, std::string r
                                               asio::bind_executor(state->strand, std::move(done))));
 }
 
+// Cancels every background task. A task may finish inside emit() (the
+// strand runs its completion inline) and leave `running`, so emit on a copy.
+void cancel_all(State& state) {
+  const auto signals = state.running;
+  for (const auto& signal : signals) signal->emit(asio::cancellation_type::terminal);
+}
+
 class HttpTransport final : public Transport {
  public:
   explicit HttpTransport(HttpServer server) : server_(std::move(server)) {}
@@ -268,7 +275,7 @@ class HttpTransport final : public Transport {
     if (!state_ || state_->closing) return;
     asio::post(state_->strand, [state = state_] {
       state->closing = true;
-      for (const auto& signal : state->running) signal->emit(asio::cancellation_type::terminal);
+      cancel_all(*state);
     });
   }
   HttpTransport(const HttpTransport&) = delete;
@@ -311,7 +318,9 @@ class HttpTransport final : public Transport {
     // request may never end, so stop reading it.
     if (!state_) return;
     if (auto found = state_->requests.find(id.dump()); found != state_->requests.end()) {
-      found->second->emit(asio::cancellation_type::terminal);
+      // A copy: the task may finish inside emit() and drop the map's entry.
+      const auto signal = found->second;
+      signal->emit(asio::cancellation_type::terminal);
     }
   }
 
@@ -324,7 +333,7 @@ class HttpTransport final : public Transport {
     auto state = state_;
     if (!state || state->closing) co_return;
     state->closing = true;
-    for (const auto& signal : state->running) signal->emit(asio::cancellation_type::terminal);
+    cancel_all(*state);
     asio::steady_timer wait(state->strand, Clock::now() + server_.close_timeout);
     state->waiters.push_back(&wait);
     while (!state->running.empty() && Clock::now() < wait.expiry()) {
