@@ -38,9 +38,9 @@ class Builder {
  public:
   explicit Builder(const base::Limits& limits) : limits_(limits) {}
 
-  void text(std::string value) {
+  void text(const std::string& value) {
     if (value.empty()) return;
-    result_.content.push_back(TextContent{text::valid_utf8(value)});
+    result_.content.emplace_back(TextContent{text::valid_utf8(value)});
   }
 
   // Binary data the model cannot take: a line that says what it was.
@@ -57,7 +57,7 @@ class Builder {
       placeholder(kind, mime, data,
                   fmt::format("larger than the {} limit", text::human_bytes(limits_.image_bytes)));
     } else {
-      result_.content.push_back(ImageContent{.media_type = mime, .data_base64 = data});
+      result_.content.emplace_back(ImageContent{.media_type = mime, .data_base64 = data});
     }
   }
 
@@ -115,10 +115,10 @@ class Builder {
     }
     if (truncated_) {
       result_.details["truncated"] = true;
-      result_.content.push_back(TextContent{fmt::format("[MCP output truncated to the {} limit]",
-                                                        text::human_bytes(limits_.tool_output))});
+      result_.content.emplace_back(TextContent{fmt::format(
+          "[MCP output truncated to the {} limit]", text::human_bytes(limits_.tool_output))});
     }
-    if (result_.content.empty()) result_.content.push_back(TextContent{"(no content)"});
+    if (result_.content.empty()) result_.content.emplace_back(TextContent{"(no content)"});
     result_.is_error = is_error;
     return std::move(result_);
   }

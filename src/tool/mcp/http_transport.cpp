@@ -242,7 +242,8 @@ asio::awaitable<void> listen(StatePtr state) {
 
 // Runs a task on the strand with its own cancellation signal, which close()
 // emits; the signal lives until the task's completion has run.
-void spawn_task(const StatePtr& state, asio::awaitable<void> task, std::string request = {}) {
+void spawn_task(const StatePtr& state, asio::awaitable<void> task,
+                const std::string& request = {}) {
   auto signal = std::make_shared<asio::cancellation_signal>();
   state->running.insert(signal);
   if (!request.empty()) state->requests[request] = signal;

@@ -15,7 +15,7 @@ bool valid_id(const json& id) { return id.is_string() || id.is_number_integer();
 Result<Message> classify(const json& value) {
   if (!value.is_object()) return fail(ErrorCode::parse, "JSON-RPC message is not an object");
   if (value.value("jsonrpc", "") != "2.0") {
-    return fail(ErrorCode::parse, "JSON-RPC message without \"jsonrpc\": \"2.0\"");
+    return fail(ErrorCode::parse, R"(JSON-RPC message without "jsonrpc": "2.0")");
   }
   Message message;
   const auto method = value.find("method");

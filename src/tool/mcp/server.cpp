@@ -15,15 +15,14 @@ namespace ava::tool::mcp {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
-ServerConnection::ServerConnection(asio::any_io_executor executor, ServerConfig config)
+ServerConnection::ServerConnection(const asio::any_io_executor& executor, ServerConfig config)
     : executor_(executor), strand_(asio::make_strand(executor)), config_(std::move(config)) {}
 
 ServerConnection::~ServerConnection() = default;
 
-std::shared_ptr<ServerConnection> ServerConnection::create(asio::any_io_executor executor,
+std::shared_ptr<ServerConnection> ServerConnection::create(const asio::any_io_executor& executor,
                                                            ServerConfig config) {
-  return std::shared_ptr<ServerConnection>(
-      new ServerConnection(std::move(executor), std::move(config)));
+  return std::shared_ptr<ServerConnection>(new ServerConnection(executor, std::move(config)));
 }
 
 asio::awaitable<Result<std::shared_ptr<Session>>> ServerConnection::session() {

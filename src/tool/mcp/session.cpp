@@ -47,9 +47,9 @@ std::string as_text(const json& value) {
 
 }  // namespace
 
-Session::Session(asio::any_io_executor executor, std::unique_ptr<Transport> transport,
+Session::Session(const asio::any_io_executor& executor, std::unique_ptr<Transport> transport,
                  SessionOptions options)
-    : strand_(asio::make_strand(std::move(executor))),
+    : strand_(asio::make_strand(executor)),
       transport_(std::move(transport)),
       options_(std::move(options)),
       description_(transport_->describe()) {
@@ -60,15 +60,13 @@ Session::~Session() = default;
 
 asio::awaitable<Result<std::shared_ptr<Session>>> Session::connect(
     asio::any_io_executor executor, std::unique_ptr<Transport> transport, SessionOptions options) {
-  std::shared_ptr<Session> session(
-      new Session(std::move(executor), std::move(transport), std::move(options)));
+  std::shared_ptr<Session> session(new Session(executor, std::move(transport), std::move(options)));
   auto start = [](std::shared_ptr<Session> self) -> asio::awaitable<Result<void>> {
     co_await asio::this_coro::throw_if_cancelled(false);
     std::weak_ptr<Session> weak = self;
     TransportEvents events{.on_message =
-                               [weak](json message) {
-                                 if (auto alive = weak.lock())
-                                   alive->on_message(std::move(message));
+                               [weak](const json& message) {
+                                 if (auto alive = weak.lock()) alive->on_message(message);
                                },
                            .on_request_failed =
                                [weak](const json& id, Error reason) {
@@ -203,7 +201,9 @@ asio::awaitable<Result<json>> Session::request_on_strand(std::string method, jso
     }
   }
   forget();
-  co_return std::move(*pending->outcome);
+  auto outcome = std::move(pending->outcome);
+  if (!outcome) co_return fail(ErrorCode::internal, "request woke without an outcome");
+  co_return std::move(*outcome);
 }
 
 asio::awaitable<Result<void>> Session::notify(std::string method, json params) {
@@ -261,7 +261,7 @@ void Session::on_request_failed(const json& id, Error reason) {
   pending_.erase(found);
 }
 
-void Session::on_message(json value) {
+void Session::on_message(const json& value) {
   auto classified = jsonrpc::classify(value);
   if (!classified) {
     // The empty priming events of an HTTP stream and replays land here too.

@@ -44,8 +44,15 @@ bool has_exited(pid_t pid) {
 // strand, so nothing here needs a lock; they hold the state alive until
 // they end, which a close or the server's death guarantees.
 struct State {
-  State(Strand on, StdioServer config, TransportEvents handlers)
-      : strand(std::move(on)), server(std::move(config)), events(std::move(handlers)) {}
+  State(Strand on, StdioServer config, TransportEvents handlers, proc::Child& child)
+      : strand(std::move(on)),
+        server(std::move(config)),
+        events(std::move(handlers)),
+        pid(child.pid),
+        in(strand, child.stdin_pipe.release()),
+        out(strand, child.stdout_pipe.release()),
+        err(strand, child.stderr_pipe.release()),
+        exit_watch(strand, child.pidfd.release()) {}
   ~State() {
     // Reached unreaped only when the io_context went away mid-run.
     if (pid > 0 && !status) {
@@ -60,10 +67,10 @@ struct State {
   StdioServer server;
   TransportEvents events;
   pid_t pid = -1;
-  std::optional<stream_descriptor> in;
-  std::optional<stream_descriptor> out;
-  std::optional<stream_descriptor> err;
-  std::optional<stream_descriptor> exit_watch;
+  stream_descriptor in;  // closed on close(), or when a write fails
+  stream_descriptor out;
+  stream_descriptor err;
+  stream_descriptor exit_watch;  // the pidfd
   std::deque<std::string> outbox;
   bool writing = false;
   bool output_done = false;  // stdout reached EOF (or failed)
@@ -143,7 +150,7 @@ asio::awaitable<void> read_output(StatePtr state) {
   std::array<char, std::size_t{64} * 1024> buffer{};
   std::string line;
   for (;;) {
-    auto [error, count] = co_await state->out->async_read_some(asio::buffer(buffer), use_tuple);
+    auto [error, count] = co_await state->out.async_read_some(asio::buffer(buffer), use_tuple);
     std::string_view data(buffer.data(), count);
     while (!data.empty()) {
       const auto newline = data.find('\n');
@@ -177,7 +184,7 @@ asio::awaitable<void> read_stderr(StatePtr state) {
   co_await asio::this_coro::throw_if_cancelled(false);
   std::array<char, std::size_t{16} * 1024> buffer{};
   for (;;) {
-    auto [error, count] = co_await state->err->async_read_some(asio::buffer(buffer), use_tuple);
+    auto [error, count] = co_await state->err.async_read_some(asio::buffer(buffer), use_tuple);
     state->log_stderr({buffer.data(), count});
     if (error) break;
   }
@@ -188,34 +195,35 @@ asio::awaitable<void> read_stderr(StatePtr state) {
 asio::awaitable<void> watch_exit(StatePtr state) {
   co_await asio::this_coro::throw_if_cancelled(false);
   while (!has_exited(state->pid)) {
-    auto [error] = co_await state->exit_watch->async_wait(stream_descriptor::wait_read, use_tuple);
+    auto [error] = co_await state->exit_watch.async_wait(stream_descriptor::wait_read, use_tuple);
     if (error && error != asio::error::operation_aborted) break;
   }
   // The leader is gone: whatever it left in its group goes too.
   std::ignore = proc::signal_group(state->pid, SIGKILL);
-  state->status = proc::reap(state->pid);
+  auto reaped = proc::reap(state->pid);
+  std::string how = reaped ? reaped->describe() : reaped.error().message;
+  state->status = std::move(reaped);
   state->notify();
   // Answers written just before the exit are still in the pipe: let the
   // reader deliver them before the session hears the server is gone.
   const auto deadline = Clock::now() + std::chrono::milliseconds(500);
   co_await state->wait_until([&] { return state->output_done && state->stderr_done; }, deadline);
-  if (state->out) state->out->cancel();
-  if (state->err) state->err->cancel();
-  std::string how =
-      *state->status ? state->status->value().describe() : state->status->error().message;
+  state->out.cancel();
+  state->err.cancel();
   state->report(fmt::format("MCP server {} exited ({})", state->server.command, how));
 }
 
 asio::awaitable<void> write_outbox(StatePtr state) {
   co_await asio::this_coro::throw_if_cancelled(false);
-  while (!state->outbox.empty() && state->in) {
+  while (!state->outbox.empty() && state->in.is_open()) {
     std::string bytes = std::move(state->outbox.front());
     state->outbox.pop_front();
-    auto [error, written] = co_await asio::async_write(*state->in, asio::buffer(bytes), use_tuple);
+    auto [error, written] = co_await asio::async_write(state->in, asio::buffer(bytes), use_tuple);
     if (error) {
       // A broken pipe means the server is going; watch_exit reports it.
       state->outbox.clear();
-      state->in.reset();
+      boost::system::error_code ignored;
+      state->in.close(ignored);
       state->signal(SIGKILL);
     }
   }
@@ -258,12 +266,7 @@ class StdioTransport final : public Transport {
       co_return fail(ErrorCode::unavailable, fmt::format("cannot start MCP server {}: {}",
                                                          server_.command, child.error().message));
     }
-    auto state = std::make_shared<State>(strand, server_, std::move(events));
-    state->pid = child->pid;
-    state->in.emplace(strand, child->stdin_pipe.release());
-    state->out.emplace(strand, child->stdout_pipe.release());
-    state->err.emplace(strand, child->stderr_pipe.release());
-    state->exit_watch.emplace(strand, child->pidfd.release());
+    auto state = std::make_shared<State>(strand, server_, std::move(events), *child);
     if (server_.stderr_log) {
       const int fd =
           ::open(server_.stderr_log->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -279,7 +282,7 @@ class StdioTransport final : public Transport {
   asio::awaitable<Result<void>> send(json message) override {
     if (!state_) co_return fail(ErrorCode::conflict, "stdio transport not started");
     auto state = state_;
-    if (state->closing || state->reported || state->status || !state->in) {
+    if (state->closing || state->reported || state->status || !state->in.is_open()) {
       co_return fail(ErrorCode::unavailable,
                      fmt::format("MCP server {} is not running", server_.command));
     }
@@ -309,7 +312,8 @@ class StdioTransport final : public Transport {
     const auto exited = [&] { return state->status.has_value(); };
     // The spec's order: close stdin, wait, SIGTERM, wait, SIGKILL.
     co_await state->wait_until([&] { return !state->writing; }, Clock::now() + grace);
-    state->in.reset();
+    boost::system::error_code ignored;
+    state->in.close(ignored);
     if (!co_await state->wait_until(exited, Clock::now() + grace)) {
       state->signal(SIGTERM);
       if (!co_await state->wait_until(exited, Clock::now() + grace)) {

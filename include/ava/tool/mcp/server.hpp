@@ -39,7 +39,7 @@ struct ServerConfig {
 // backoff allows. Thread-safe (its own strand).
 class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
  public:
-  static std::shared_ptr<ServerConnection> create(boost::asio::any_io_executor executor,
+  static std::shared_ptr<ServerConnection> create(const boost::asio::any_io_executor& executor,
                                                   ServerConfig config);
   ~ServerConnection();
   ServerConnection(const ServerConnection&) = delete;
@@ -63,7 +63,7 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   int sessions_started() const { return started_.load(); }
 
  private:
-  ServerConnection(boost::asio::any_io_executor executor, ServerConfig config);
+  ServerConnection(const boost::asio::any_io_executor& executor, ServerConfig config);
   boost::asio::awaitable<Result<std::shared_ptr<Session>>> session_on_strand();
   void note_failure(Error reason);
 

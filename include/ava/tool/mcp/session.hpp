@@ -99,14 +99,14 @@ class Session : public std::enable_shared_from_this<Session> {
 
  private:
   struct Pending;
-  Session(boost::asio::any_io_executor executor, std::unique_ptr<Transport> transport,
+  Session(const boost::asio::any_io_executor& executor, std::unique_ptr<Transport> transport,
           SessionOptions options);
 
   boost::asio::awaitable<Result<nlohmann::json>> request_on_strand(std::string method,
                                                                    nlohmann::json params,
                                                                    RequestOptions options);
   boost::asio::awaitable<Result<void>> initialize();
-  void on_message(nlohmann::json message);
+  void on_message(const nlohmann::json& message);
   void on_closed(Error reason);
   void on_request_failed(const nlohmann::json& id, Error reason);
   void on_server_request(const std::string& method, const nlohmann::json& id);
