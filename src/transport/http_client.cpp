@@ -107,6 +107,14 @@ class BeastHttpClient final : public HttpClient {
 
   asio::awaitable<Result<HttpResponse>> send(const HttpRequest& request,
                                              const BodyHandler& on_body) override {
+    // A coroutine, not a forwarding call: the handler must outlive the
+    // exchange, which holds it by reference.
+    const HeadHandler no_head;
+    co_return co_await send(request, no_head, on_body);
+  }
+
+  asio::awaitable<Result<HttpResponse>> send(const HttpRequest& request, const HeadHandler& on_head,
+                                             const BodyHandler& on_body) override {
     auto url = Url::parse(request.url);
     if (!url) co_return std::unexpected(url.error());
     auto routed = proxy_for(*url, proxy_);
@@ -128,7 +136,7 @@ class BeastHttpClient final : public HttpClient {
       bool got_head = false;
       auto result = std::visit(
           [&](auto& stream) {
-            return exchange(stream, *connection_, *url, request, on_body, got_head);
+            return exchange(stream, *connection_, *url, request, on_head, on_body, got_head);
           },
           connection_->stream);
       auto response = co_await std::move(result);
@@ -232,6 +240,7 @@ class BeastHttpClient final : public HttpClient {
   template <class Stream>
   asio::awaitable<Result<HttpResponse>> exchange(Stream& stream, Connection& connection,
                                                  const Url& url, const HttpRequest& request,
+                                                 const HeadHandler& on_head,
                                                  const BodyHandler& on_body, bool& got_head) {
     beast::tcp_stream& tcp_layer = connection.tcp();
     std::string target = connection.absolute_form
@@ -264,6 +273,9 @@ class BeastHttpClient final : public HttpClient {
     for (const auto& field : parser.get()) {
       response.headers.push_back(
           HttpHeader{std::string(field.name_string()), std::string(field.value())});
+    }
+    if (on_head) {
+      if (auto accepted = on_head(response); !accepted) co_return std::unexpected(accepted.error());
     }
     bool stream_body = on_body && response.status >= 200 && response.status < 300;
     std::array<char, read_chunk_bytes> chunk{};

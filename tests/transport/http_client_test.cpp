@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -175,6 +177,52 @@ TEST_CASE("http client body handler errors stop the transfer", "[http]") {
       });
   REQUIRE_FALSE(result.has_value());
   CHECK(result.error().message == "too much");
+}
+
+TEST_CASE("http client shows the response head before the first body byte", "[http]") {
+  auto server = FakeProviderServer::start();
+  server->enqueue(FakeReply{.chunks = {"data: one\n\n", "data: two\n\n"}});
+  std::vector<std::string> seen;
+  auto result =
+      run_coroutine([&](asio::io_context& io) -> asio::awaitable<ava::Result<HttpResponse>> {
+        auto client = std::move(HttpClient::create(io.get_executor()).value());
+        HttpRequest request{.url = server->base_url() + "/"};
+        ava::transport::HeadHandler on_head = [&](const HttpResponse& head) -> ava::Result<void> {
+          seen.push_back(fmt::format("head {} {}", head.status, head.header("content-type")));
+          return {};
+        };
+        ava::transport::BodyHandler on_body = [&](std::string_view chunk) -> ava::Result<void> {
+          seen.push_back(fmt::format("body {}", chunk.size()));
+          return {};
+        };
+        co_return co_await client->send(request, on_head, on_body);
+      });
+  REQUIRE(result.has_value());
+  REQUIRE(seen.size() >= 2);
+  CHECK(seen.front() == "head 200 text/event-stream");
+  CHECK(seen[1].starts_with("body "));
+}
+
+TEST_CASE("http client head handler errors stop the transfer before the body", "[http]") {
+  auto server = FakeProviderServer::start();
+  server->enqueue(FakeReply{.chunks = {"one"}});
+  bool body_seen = false;
+  auto result =
+      run_coroutine([&](asio::io_context& io) -> asio::awaitable<ava::Result<HttpResponse>> {
+        auto client = std::move(HttpClient::create(io.get_executor()).value());
+        HttpRequest request{.url = server->base_url() + "/"};
+        ava::transport::HeadHandler on_head = [](const HttpResponse&) -> ava::Result<void> {
+          return ava::fail(ava::ErrorCode::protocol, "unexpected content type");
+        };
+        ava::transport::BodyHandler on_body = [&](std::string_view) -> ava::Result<void> {
+          body_seen = true;
+          return {};
+        };
+        co_return co_await client->send(request, on_head, on_body);
+      });
+  REQUIRE_FALSE(result.has_value());
+  CHECK(result.error().message == "unexpected content type");
+  CHECK_FALSE(body_seen);
 }
 
 TEST_CASE("http client request is cancelled from another coroutine", "[http]") {

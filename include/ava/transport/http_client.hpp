@@ -65,6 +65,12 @@ struct HttpClientOptions {
 // and closes the connection.
 using BodyHandler = std::function<Result<void>(std::string_view chunk)>;
 
+// Sees the response head (status and headers, body empty) before the first
+// body byte, so a consumer can pick a decoder from Content-Type or read a
+// session header before the body's messages. Returning an error stops the
+// transfer and closes the connection.
+using HeadHandler = std::function<Result<void>(const HttpResponse& head)>;
+
 // HTTP/1.1 client over Beast and OpenSSL: certificate and host name
 // verification, SNI, one kept-alive connection per origin, timeouts per
 // phase, bounded sizes, HTTP proxies (a CONNECT tunnel for https://, the
@@ -89,6 +95,10 @@ class HttpClient {
   // One request at a time per client. With on_body, a 2xx body streams to it
   // and response.body stays empty.
   virtual boost::asio::awaitable<Result<HttpResponse>> send(const HttpRequest& request,
+                                                            const BodyHandler& on_body) = 0;
+  // The same, with the head shown to on_head first (when set).
+  virtual boost::asio::awaitable<Result<HttpResponse>> send(const HttpRequest& request,
+                                                            const HeadHandler& on_head,
                                                             const BodyHandler& on_body) = 0;
   // Drops the kept-alive connection.
   virtual void close() = 0;
