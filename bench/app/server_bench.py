@@ -11,6 +11,7 @@
     bench/app/server_bench.py [BUILD_DIR] [idle|startup|many|fanout|wrk ...]
 """
 
+import http.client
 import json
 import os
 import shutil
@@ -97,11 +98,14 @@ def startup(fake):
             started = time.perf_counter()
             process = subprocess.Popen([BACKEND, "--log-level", "warn"], env=home.env,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            info = wait_for(lambda: (lambda b: b if b and b["pid"] == process.pid else None)(home.backend_file()),
-                            10, "backend.json")
+            info = None
+            while info is None:  # poll every 0.5 ms: the figure is in milliseconds
+                candidate = home.backend_file()
+                info = candidate if candidate and candidate["pid"] == process.pid else None
+                if info is None:
+                    time.sleep(0.0005)
             while True:
                 try:
-                    import http.client
                     connection = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=5)
                     connection.request("GET", "/api/conversations?limit=1",
                                        headers={"Authorization": "Bearer " + info["token"]})
