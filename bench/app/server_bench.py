@@ -156,7 +156,8 @@ def fanout(fake):
     project = server.ok("POST", "/api/projects", {"path": home.project})
     conversation = server.ok("POST", "/api/conversations",
                              {"projectId": project["id"], "model": {"provider": "mock"}})["id"]
-    result = subprocess.run([FANOUT, str(server.port), server.token, conversation, "1000", "50", "50"],
+    subscribers = os.environ.get("FANOUT_SUBSCRIBERS", "1000")
+    result = subprocess.run([FANOUT, str(server.port), server.token, conversation, subscribers, "50", "50"],
                             capture_output=True, text=True, timeout=300)
     rss = status_kib(server.process.pid, "VmHWM")
     server.stop()

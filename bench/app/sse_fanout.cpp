@@ -150,10 +150,11 @@ int main(int argc, char** argv) {
   const long after = seq_of(post(shared, "/api/conversations/" + shared.conversation + "/input",
                                  R"({"text":"warm-up"})"));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  asio::io_context io(1);
+  asio::io_context io(2);
   for (int i = 0; i < subscribers; ++i)
     asio::co_spawn(io, subscribe(shared, i, after), asio::detached);
   std::thread runner([&] { io.run(); });
+  std::thread second([&] { io.run(); });
   const auto connect_deadline = Clock::now() + std::chrono::seconds(30);
   while (shared.connected + shared.failed < subscribers && Clock::now() < connect_deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -172,6 +173,7 @@ int main(int argc, char** argv) {
   std::this_thread::sleep_for(std::chrono::seconds(2));
   io.stop();
   runner.join();
+  second.join();
 
   std::vector<double> latencies_ms;
   std::size_t missing = 0;

@@ -178,6 +178,10 @@ class ServerImpl final : public HttpServer, public std::enable_shared_from_this<
         spdlog::warn("accept failed: {}", ec.message());
         continue;
       }
+      // Event frames and responses are small writes that must leave at
+      // once: without this, Nagle holds one until the previous is acked.
+      boost::system::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
       auto executor = socket.get_executor();
       asio::co_spawn(executor, serve(self, std::move(socket)), asio::detached);
     }
