@@ -14,7 +14,7 @@ namespace {
 namespace asio = boost::asio;
 
 constexpr std::chrono::seconds keep_alive_interval{15};
-constexpr std::size_t replay_chunk_bytes = 256 * 1024;
+constexpr std::size_t replay_chunk_bytes = std::size_t{256} * 1024;
 
 // The cursor: ?after=N, else Last-Event-ID, else 0 (from the start).
 std::optional<std::int64_t> cursor_of(const HttpRequest& request) {

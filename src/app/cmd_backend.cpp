@@ -1,11 +1,11 @@
 // `ava backend start|stop|status`: the persistent backend of this AVA_HOME.
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <thread>
 
@@ -58,10 +58,10 @@ int start(const base::Home& home, int port) {
                 static_cast<int>(running->pid));
     return 0;
   }
-  if (auto owner = probe_owner(home); owner && *owner) {
+  if (auto owner = probe_owner(home); owner && owner->has_value()) {
     std::fprintf(stderr,
                  "ava: %s is owned by another API server (pid %d), not a backend that answers\n",
-                 home.root().c_str(), static_cast<int>((*owner)->pid));
+                 home.root().c_str(), static_cast<int>(owner->value().pid));
     return 1;
   }
   auto logs = home.ensure_dir("logs");
@@ -125,12 +125,17 @@ bool wait_released(const base::Home& home, std::chrono::seconds limit) {
 int stop(const base::Home& home) {
   auto endpoint = read_backend_file(home);
   auto owner = probe_owner(home);
-  const bool owned = owner && *owner;
+  if (!owner) {
+    std::fprintf(stderr, "ava: %s\n", owner.error().message.c_str());
+    return 1;
+  }
+  const bool owned = owner->has_value();
+  const pid_t owner_pid = owned ? owner->value().pid : 0;
   if (!endpoint) {
     if (owned) {
       std::fprintf(stderr,
                    "ava: pid %d owns %s but is not a backend (ava --serve?); stop it there\n",
-                   static_cast<int>((*owner)->pid), home.root().c_str());
+                   static_cast<int>(owner_pid), home.root().c_str());
       return 1;
     }
     std::printf("ava-backend is not running\n");
@@ -144,11 +149,11 @@ int stop(const base::Home& home) {
   auto reply = loopback_request(endpoint->port, "POST", "/api/shutdown", endpoint->token);
   if (!reply || reply->status != 202) {
     // Not answering: ask the owner to stop the way a service manager would.
-    ::kill((*owner)->pid, SIGTERM);
+    if (owner_pid > 0) ::kill(owner_pid, SIGTERM);
   }
   if (!wait_released(home, 60s)) {
     std::fprintf(stderr, "ava: ava-backend (pid %d) did not stop within 60 s\n",
-                 static_cast<int>((*owner)->pid));
+                 static_cast<int>(owner_pid));
     return 1;
   }
   std::printf("ava-backend stopped\n");

@@ -17,7 +17,7 @@ namespace asio = boost::asio;
 
 // Per-conversation backlog: what a subscriber may lag before it is cut.
 constexpr std::size_t event_backlog_frames = 4096;
-constexpr std::size_t status_backlog_bytes = 1024 * 1024;
+constexpr std::size_t status_backlog_bytes = std::size_t{1024} * 1024;
 constexpr std::size_t status_backlog_frames = 8192;
 
 }  // namespace
@@ -167,11 +167,11 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::attach(
   std::weak_ptr<LiveConversation> weak = live;
   auto feed = live->events;
   agent->subscribe([this, feed, weak](const session::Event& event) {
-    feed->publish(event.seq, event_frame(event));
+    feed->publish(static_cast<std::int64_t>(event.seq), event_frame(event));
     if (std::holds_alternative<session::TurnEnded>(event.body)) on_turn_end(weak);
   });
   // Everything up to here is in the log; the feed holds what comes after.
-  feed->start_after(agent->status().last_seq);
+  feed->start_after(static_cast<std::int64_t>(agent->status().last_seq));
   StatusFeed* status = options_.status;
   agent->subscribe_live(
       [status, id](const agent::LiveEvent& event) { status->publish(live_message(id, event)); });

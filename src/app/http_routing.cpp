@@ -79,7 +79,7 @@ HttpResponse error_response(const Error& error) {
   return error_response(http_status_for(error.code), to_string(error.code), error.message);
 }
 
-void Router::add(std::string method, std::string pattern, Handler handler) {
+void Router::add(std::string method, const std::string& pattern, Handler handler) {
   auto segments = split_path(pattern);
   for (auto& segment : segments) {
     if (segment.size() > 1 && segment.front() == '{' && segment.back() == '}') segment = "{}";

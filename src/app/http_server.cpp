@@ -302,7 +302,7 @@ class ServerImpl final : public HttpServer, public std::enable_shared_from_this<
     stream.expires_after(std::chrono::seconds(2));
     std::array<char, 65536> sink{};
     std::size_t discarded = 0;
-    while (discarded < 64 * 1024 * 1024) {
+    while (discarded < std::size_t{64} * 1024 * 1024) {
       auto [ec, n] = co_await stream.async_read_some(asio::buffer(sink), no_throw);
       if (ec) break;
       discarded += n;

@@ -68,7 +68,7 @@ using Handler = std::function<boost::asio::awaitable<void>(Exchange& exchange)>;
 // Method + path patterns such as /api/conversations/{id}/input.
 class Router {
  public:
-  void add(std::string method, std::string pattern, Handler handler);
+  void add(std::string method, const std::string& pattern, Handler handler);
   // The handler for a request, with its placeholders stored in
   // request.params; a 404 or 405 response when none fits.
   std::variant<const Handler*, HttpResponse> match(HttpRequest& request) const;

@@ -50,7 +50,8 @@ Result<LoopbackReply> loopback_request(std::uint16_t port, std::string_view meth
     if (got < 0) return fail(ErrorCode::timeout, "no reply from 127.0.0.1:" + std::to_string(port));
     if (got == 0) break;
     response.append(buffer, static_cast<std::size_t>(got));
-    if (response.size() > 1024 * 1024) return fail(ErrorCode::limit_exceeded, "reply too large");
+    if (response.size() > std::size_t{1024} * 1024)
+      return fail(ErrorCode::limit_exceeded, "reply too large");
   }
   // "HTTP/1.1 200 OK\r\n...\r\n\r\nbody" (the server sends Content-Length, not chunks).
   if (response.size() < 12 || response.rfind("HTTP/1.", 0) != 0) {

@@ -13,7 +13,7 @@
 namespace ava::app {
 namespace {
 
-constexpr std::size_t registry_file_limit = 256 * 1024 * 1024;
+constexpr std::size_t registry_file_limit = std::size_t{256} * 1024 * 1024;
 
 }  // namespace
 

@@ -38,22 +38,33 @@ class RegistryHandler final : public nlohmann::json_sax<json> {
     switch (top()) {
       case Scope::project: {
         auto& project = out_.projects.back();
-        if (key_ == "id") project.id = std::move(value);
-        if (key_ == "path") project.path = std::move(value);
-        if (key_ == "name") project.name = std::move(value);
+        if (key_ == "id") {
+          project.id = std::move(value);
+        } else if (key_ == "path") {
+          project.path = std::move(value);
+        } else if (key_ == "name") {
+          project.name = std::move(value);
+        }
         break;
       }
       case Scope::conversation: {
         auto& conversation = out_.conversations.back();
-        if (key_ == "id") conversation.id = std::move(value);
-        if (key_ == "projectId") conversation.project_id = std::move(value);
-        if (key_ == "title") conversation.title = std::move(value);
+        if (key_ == "id") {
+          conversation.id = std::move(value);
+        } else if (key_ == "projectId") {
+          conversation.project_id = std::move(value);
+        } else if (key_ == "title") {
+          conversation.title = std::move(value);
+        }
         break;
       }
       case Scope::model: {
         auto& model = out_.conversations.back().model;
-        if (key_ == "provider") model.provider = std::move(value);
-        if (key_ == "model") model.model = std::move(value);
+        if (key_ == "provider") {
+          model.provider = std::move(value);
+        } else if (key_ == "model") {
+          model.model = std::move(value);
+        }
         break;
       }
       default: break;

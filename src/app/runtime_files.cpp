@@ -15,7 +15,7 @@
 namespace ava::app {
 namespace {
 
-constexpr std::size_t small_file_limit = 64 * 1024;
+constexpr std::size_t small_file_limit = std::size_t{64} * 1024;
 
 std::string host_name() {
   std::array<char, 256> name{};

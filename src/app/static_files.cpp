@@ -11,7 +11,7 @@ namespace ava::app {
 namespace {
 
 namespace asio = boost::asio;
-constexpr std::size_t static_file_limit = 64 * 1024 * 1024;
+constexpr std::size_t static_file_limit = std::size_t{64} * 1024 * 1024;
 
 std::string content_type_of(const std::filesystem::path& path) {
   const std::string ext = path.extension().string();
