@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/http_server.hpp"
+#include "ava/base/text.hpp"
 #include "ava/protocol/wire.hpp"
 
 namespace ava::app {
@@ -19,12 +20,6 @@ std::vector<std::string> split_path(std::string_view path) {
     start = end + 1;
   }
   return segments;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // Compares in time that depends only on the expected length, so response
@@ -121,7 +116,7 @@ std::variant<const Handler*, HttpResponse> Router::match(HttpRequest& request) c
 
 std::optional<HttpResponse> Fence::check(const HttpRequest& request) const {
   const std::string port_suffix = ":" + std::to_string(port);
-  const std::string host = lower(request.header("host"));
+  const std::string host = base::ascii_lower(request.header("host"));
   const bool host_ok = host == "127.0.0.1" + port_suffix || host == "localhost" + port_suffix ||
                        host == "[::1]" + port_suffix;
   if (!host_ok) {
@@ -129,7 +124,7 @@ std::optional<HttpResponse> Fence::check(const HttpRequest& request) const {
                           "Host must be 127.0.0.1, localhost or [::1] with this server's port");
   }
   if (request.headers.contains("origin")) {
-    const std::string origin = lower(request.header("origin"));
+    const std::string origin = base::ascii_lower(request.header("origin"));
     if (origin != "http://" + host) {
       return error_response(403, "forbidden_origin", "cross-origin requests are not allowed");
     }
@@ -138,7 +133,7 @@ std::optional<HttpResponse> Fence::check(const HttpRequest& request) const {
     const std::string_view authorization = request.header("authorization");
     constexpr std::string_view scheme = "Bearer ";
     const bool has_scheme = authorization.size() > scheme.size() &&
-                            lower(authorization.substr(0, scheme.size())) == "bearer ";
+                            base::ascii_lower(authorization.substr(0, scheme.size())) == "bearer ";
     if (!has_scheme || !constant_time_equal(authorization.substr(scheme.size()), *token)) {
       HttpResponse refusal =
           error_response(401, "unauthorized", "a valid bearer token is required");

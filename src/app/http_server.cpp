@@ -2,6 +2,8 @@
 // limits and deadlines, writing responses and event streams.
 #include "app/http_server.hpp"
 
+#include "ava/base/text.hpp"
+
 #include <array>
 #include <atomic>
 
@@ -48,8 +50,7 @@ HttpRequest to_request(const http::request<http::string_body>& message) {
     }
   }
   for (const auto& field : message) {
-    std::string name(field.name_string());
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string name = base::ascii_lower(field.name_string());
     auto [it, inserted] = request.headers.emplace(std::move(name), std::string(field.value()));
     if (!inserted) it->second += ", " + std::string(field.value());
   }

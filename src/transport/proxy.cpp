@@ -9,16 +9,11 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/text.hpp"
+
 namespace ava::transport {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::ranges::transform(out, out.begin(),
-                         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
@@ -60,7 +55,7 @@ NoProxyEntry parse_entry(std::string_view entry) {
   }
   if (host.starts_with("*.")) host.remove_prefix(1);
   if (host.starts_with('.')) host.remove_prefix(1);
-  out.host = lower(host);
+  out.host = base::ascii_lower(host);
   unsigned value = 0;
   auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
   if (!port.empty() && ec == std::errc{} && ptr == port.data() + port.size() && value <= 65535) {
@@ -92,7 +87,7 @@ ProxyConfig proxy_config_from_env(const base::EnvLookup& env) {
 }
 
 bool no_proxy_matches(std::string_view no_proxy, std::string_view host, std::uint16_t port) {
-  std::string name = lower(host);
+  std::string name = base::ascii_lower(host);
   if (name.starts_with('[') && name.ends_with(']')) name = name.substr(1, name.size() - 2);
   while (!name.empty() && name.back() == '.') name.pop_back();  // "example.com." is absolute
   std::size_t at = 0;

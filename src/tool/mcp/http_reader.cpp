@@ -5,27 +5,18 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/text.hpp"
+
 namespace ava::tool::mcp {
 
 using nlohmann::json;
-
-namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::ranges::transform(out, out.begin(),
-                         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-}  // namespace
 
 ResponseReader::ResponseReader(std::size_t max_message, Deliver deliver)
     : max_message_(max_message), deliver_(std::move(deliver)), parser_(max_message) {}
 
 Result<void> ResponseReader::head(const transport::HttpResponse& head) {
   if (head.status < 200 || head.status >= 300 || head.status == 202) return {};
-  const auto type = lower(head.header("content-type"));
+  const auto type = base::ascii_lower(head.header("content-type"));
   if (type.starts_with("text/event-stream")) {
     kind_ = Kind::stream;
   } else if (type.starts_with("application/json")) {
