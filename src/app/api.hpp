@@ -13,6 +13,7 @@
 #include "app/http_server.hpp"
 #include "app/registry.hpp"
 #include "app/runtime_files.hpp"
+#include "app/settings_source.hpp"
 #include "ava/llm/settings.hpp"
 
 // The HTTP/SSE API (docs/api.md), shared by `ava-backend` and `ava --serve`.
@@ -31,18 +32,20 @@ struct ApiContext {
   Registry* registry = nullptr;
   ConversationHost* host = nullptr;
   StatusFeed* status = nullptr;
-  std::shared_ptr<const llm::Settings> settings;
-  std::function<void()> request_shutdown;  // POST /api/shutdown; empty: not offered
+  std::shared_ptr<SettingsSource> settings;  // take current() per request
+  std::function<void()> request_shutdown;    // POST /api/shutdown; empty: not offered
 };
 
 // One function per route file (src/app/api_<area>.cpp).
 void add_system_routes(Router& router, const std::shared_ptr<ApiContext>& context);
+void add_settings_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 void add_project_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 void add_conversation_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 void add_event_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 
 inline void add_api_routes(Router& router, const std::shared_ptr<ApiContext>& context) {
   add_system_routes(router, context);
+  add_settings_routes(router, context);
   add_project_routes(router, context);
   add_conversation_routes(router, context);
   add_event_routes(router, context);

@@ -119,7 +119,8 @@ int run_prompt(const PromptFlags& flags) {
 
   asio::io_context io;
   agent::AgentOptions options;
-  options.provider_factory = make_provider_factory(io.get_executor(), settings);
+  options.provider_factory =
+      make_provider_factory(io.get_executor(), [settings] { return settings; });
   options.model = {.provider = flags.provider, .model = flags.model};
   options.cwd = cwd;
   options.system_prompt = flags.system_prompt;

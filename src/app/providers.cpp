@@ -6,8 +6,10 @@
 namespace ava::app {
 
 agent::ProviderFactory make_provider_factory(const boost::asio::any_io_executor& executor,
-                                             const std::shared_ptr<const llm::Settings>& settings) {
-  return [executor, settings](const agent::ModelChoice& choice) -> Result<agent::ProviderBinding> {
+                                             SettingsSnapshot snapshot) {
+  return [executor, snapshot = std::move(snapshot)](
+             const agent::ModelChoice& choice) -> Result<agent::ProviderBinding> {
+    const auto settings = snapshot();
     AVA_TRY(auto selected,
             llm::make_provider(executor, *settings,
                                {.provider = choice.provider, .model = choice.model}));

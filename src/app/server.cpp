@@ -21,6 +21,7 @@
 #include "app/api.hpp"
 #include "app/ownership.hpp"
 #include "app/providers.hpp"
+#include "app/settings_source.hpp"
 #include "app/static_files.hpp"
 #include "ava/base/clock.hpp"
 #include "ava/base/version.hpp"
@@ -75,7 +76,7 @@ int run_api_server(const ServeOptions& options) {
   if (!lock) return report(lock.error(), 1);
   auto loaded_settings = llm::load_settings(*home);
   if (!loaded_settings) return report(loaded_settings.error(), 2);
-  auto settings = std::make_shared<const llm::Settings>(std::move(*loaded_settings));
+  auto settings = std::make_shared<SettingsSource>(*home, std::move(*loaded_settings));
   auto machine = load_or_create_machine(*home);
   if (!machine) return report(machine.error(), 1);
   auto registry = Registry::load(home->file("web.json"));
@@ -88,7 +89,8 @@ int run_api_server(const ServeOptions& options) {
                          .home = *home,
                          .registry = registry->get(),
                          .status = &status,
-                         .provider_factory = make_provider_factory(io.get_executor(), settings)});
+                         .provider_factory = make_provider_factory(
+                             io.get_executor(), [settings] { return settings->current(); })});
 
   auto context = std::make_shared<ApiContext>();
   context->info = {.mode = options.mode,

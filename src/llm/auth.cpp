@@ -144,4 +144,14 @@ Result<void> save_api_key(const base::Home& home, std::string_view provider,
   return detail::replace_file(path, document);
 }
 
+Result<void> remove_api_key(const base::Home& home, std::string_view provider) {
+  auto path = home.file("auth.json");
+  AVA_TRY(nlohmann::json document, detail::read_auth_document(path));
+  auto found = document.find(std::string(provider));
+  if (found == document.end())
+    return fail(ErrorCode::not_found, fmt::format("no key is saved for '{}'", provider));
+  document.erase(found);
+  return detail::replace_file(path, document);
+}
+
 }  // namespace ava::llm

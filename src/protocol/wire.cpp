@@ -208,4 +208,46 @@ Result<CreateProject> parse_create_project(const json& value) {
   return create;
 }
 
+namespace {
+
+Result<void> read_optional_string(const json& object, const char* key,
+                                  std::optional<std::string>& out) {
+  if (!object.contains(key) || object[key].is_null()) return {};
+  std::string value;
+  AVA_TRY_VOID(read_string(object, key, value));
+  out = std::move(value);
+  return {};
+}
+
+constexpr std::size_t api_key_limit = 8192;
+
+Result<void> check_api_key(const std::string& key) {
+  if (key.empty()) return fail(ErrorCode::invalid_argument, "apiKey must not be empty");
+  if (key.size() > api_key_limit)
+    return fail(ErrorCode::invalid_argument, "apiKey is longer than 8,192 characters");
+  for (unsigned char c : key) {
+    // Keys are tokens; whitespace or control characters mean a bad paste.
+    if (c <= 0x20 || c == 0x7f)
+      return fail(ErrorCode::invalid_argument,
+                  "apiKey must not contain spaces, line breaks or control characters");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<ProviderUpdateRequest> parse_provider_update(const json& value) {
+  AVA_TRY_VOID(require_object(value, "the body"));
+  ProviderUpdateRequest update;
+  AVA_TRY_VOID(read_optional_string(value, "kind", update.kind));
+  AVA_TRY_VOID(read_optional_string(value, "baseUrl", update.base_url));
+  AVA_TRY_VOID(read_optional_string(value, "model", update.model));
+  AVA_TRY_VOID(read_optional_string(value, "apiKey", update.api_key));
+  if (update.api_key) AVA_TRY_VOID(check_api_key(*update.api_key));
+  if (!update.kind && !update.base_url && !update.model && !update.api_key)
+    return fail(ErrorCode::invalid_argument,
+                "nothing to change: give kind, baseUrl, model or apiKey");
+  return update;
+}
+
 }  // namespace ava::protocol

@@ -232,6 +232,57 @@ def test_controls_and_navigation(server, project_id):
     check(server.ok("GET", "/api/usage")["total"]["inputTokens"] == 10, "usage totals")
 
 
+@with_backend
+def test_settings_page_adds_a_provider_that_works_without_a_restart(server, project_id):
+    fake_url = server.home.env["ANTHROPIC_BASE_URL"]
+    path = "/api/settings/providers/house"
+    # A provider of one's own needs a kind: refused, and nothing is written.
+    missing_kind = server.request("PUT", path, {"baseUrl": fake_url})
+    check(missing_kind.status == 400 and "kind" in missing_kind.json["error"]["message"], missing_kind.raw)
+    check(not os.path.exists(os.path.join(server.home.root, "settings.json")), "settings.json written")
+    pasted = server.request("PUT", path, {"kind": "anthropic", "apiKey": "sk-house\n"})
+    check(pasted.status == 400 and "line breaks" in pasted.json["error"]["message"], pasted.raw)
+    check(server.request("PUT", path, {}).status == 400, "empty update accepted")
+    check(server.request("PUT", path, [1]).status == 400, "non-object accepted")
+
+    added = server.ok("PUT", path, {"kind": "anthropic", "baseUrl": fake_url, "model": "claude-haiku-4-5"})
+    check(added["name"] == "house" and added["kind"] == "anthropic" and not added["configured"], added)
+    # Without its key the provider cannot run a turn: the turn ends in an error.
+    conversation = server.ok("POST", "/api/conversations",
+                             {"projectId": project_id, "model": {"provider": "house"}})["id"]
+    stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+    send(server, conversation, "hello")
+    stream.wait_until(lambda events: any(e[1] in ("error", "turn_end") for e in events), what="a failed turn")
+
+    secret = "sk-house-0123456789"
+    keyed = server.ok("PUT", path, {"apiKey": secret})
+    check(keyed["configured"] and keyed["keySaved"] and keyed["baseUrl"] == fake_url, keyed)
+    auth = os.path.join(server.home.root, "auth.json")
+    check(os.stat(auth).st_mode & 0o777 == 0o600, "auth.json mode %o" % os.stat(auth).st_mode)
+    for route in ("/api/models", "/api/settings", "/api/status"):
+        check(secret not in server.request("GET", route).raw.decode(), "the key leaked from " + route)
+    check(secret not in server.log_text(), "the key is in the log")
+    settings = server.ok("GET", "/api/settings")
+    check("house" in settings["savedKeys"], settings)
+
+    # The next conversation on it runs (the fake provider answers any key).
+    working = server.ok("POST", "/api/conversations",
+                        {"projectId": project_id, "model": {"provider": "house"}})["id"]
+    follow = EventStream(server, "/api/conversations/%s/events" % working)
+    send(server, working, "hello house")
+    events = follow.wait_until(count_turn_ends(1))
+    check(final_text(events) == "echo: hello house", final_text(events))
+    check(turn_ends(events)[0][2]["reason"] == "completed", turn_ends(events))
+    follow.close()
+    stream.close()
+
+    forgotten = server.ok("DELETE", path + "/key")
+    check(not forgotten["keySaved"] and not forgotten["configured"], forgotten)
+    check(server.request("DELETE", path + "/key").status == 404, "forgot twice")
+    with open(auth) as f:
+        check(secret not in f.read(), "the key is still in auth.json")
+
+
 def test_sigkill_mid_turn_then_restart_recovers():
     fake = FakeProvider(FAKE)
     home = Home(fake)

@@ -84,6 +84,7 @@ export function App() {
               return old ? list.map((x) => (x.id === c.id ? merged : x)) : [...list, merged];
             });
           }
+          if (message.provider) api.models().then(setModels, () => undefined);
           if (message.project) {
             const p = message.project;
             setProjects((list) => (list.some((x) => x.id === p.id) ? list.map((x) => (x.id === p.id ? p : x)) : [...list, p]));

@@ -72,6 +72,24 @@ Result<void> parse_settings_json(std::string_view text, std::string_view origin,
 Result<void> save_api_key(const base::Home& home, std::string_view provider,
                           const base::Secret& key);
 
+// Forgets a provider's key in auth.json; not_found when none was saved.
+Result<void> remove_api_key(const base::Home& home, std::string_view provider);
+
+// Fields of a settings.json "providers" entry to set; the ones left empty
+// keep their value (or stay absent).
+struct ProviderUpdate {
+  std::optional<std::string> kind;
+  std::optional<std::string> base_url;
+  std::optional<std::string> model;
+};
+
+// Adds or changes one provider in settings.json, keeping everything else in
+// the file as it was. The changed file is checked as load_settings would
+// read it before it replaces the old one, so a bad kind or URL is refused
+// (ErrorCode::parse naming the field) and the file stays loadable.
+Result<void> save_provider(const base::Home& home, std::string_view name,
+                           const ProviderUpdate& update);
+
 // A provider with its settings, credentials and the environment applied.
 struct ResolvedProvider {
   std::string name;

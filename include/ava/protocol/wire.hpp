@@ -111,4 +111,16 @@ Result<CreateProject> parse_create_project(const nlohmann::json& json);
 
 Result<ModelRef> parse_model_ref(const nlohmann::json& json);
 
+// PUT /api/settings/providers/{name}: fields left out keep their value, an
+// empty string resets one to its default. The key is checked here (one
+// printable token, no spaces) so a paste with a newline is refused rather
+// than saved.
+struct ProviderUpdateRequest {
+  std::optional<std::string> kind;
+  std::optional<std::string> base_url;
+  std::optional<std::string> model;
+  std::optional<std::string> api_key;
+};
+Result<ProviderUpdateRequest> parse_provider_update(const nlohmann::json& json);
+
 }  // namespace ava::protocol

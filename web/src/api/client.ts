@@ -11,6 +11,8 @@ import type {
   InputRequest,
   ModelRef,
   Project,
+  ProviderInfo,
+  ProviderUpdate,
 } from "./protocol.gen";
 import type {
   ConversationList,
@@ -102,6 +104,10 @@ export const api = {
   usage: (id: string) => request<ConversationUsage>("GET", `/api/conversations/${enc(id)}/usage`),
   models: () => request<ModelsResponse>("GET", "/api/models"),
   settings: () => request<SettingsResponse>("GET", "/api/settings"),
+  /** Adds a provider or changes one; the key (if given) goes to the server's auth.json and never comes back. */
+  saveProvider: (name: string, update: ProviderUpdate) =>
+    request<ProviderInfo>("PUT", `/api/settings/providers/${enc(name)}`, update),
+  forgetKey: (name: string) => request<ProviderInfo>("DELETE", `/api/settings/providers/${enc(name)}/key`),
 };
 
 // ---------------------------------------------------------------------------

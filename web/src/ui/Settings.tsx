@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { api } from "../api/client";
 import type { ModelsResponse, SettingsResponse } from "../api/protocol.extra";
+import { ProviderForm } from "./ProviderForm";
 
 /** Providers as the server sees them: configured or not; keys never leave the server. */
 export function Settings({ models }: { models: ModelsResponse | null }) {
@@ -8,7 +9,12 @@ export function Settings({ models }: { models: ModelsResponse | null }) {
   const [error, setError] = useState("");
   useEffect(() => {
     api.settings().then(setSettings, (e: Error) => setError(e.message));
-  }, []);
+  }, [models]);
+  // The provider list refreshes from the status stream's catalog message.
+  const forget = (name: string) => {
+    if (!window.confirm(`Forget the saved key of ${name}?`)) return;
+    api.forgetKey(name).catch((e: Error) => setError(e.message));
+  };
   return (
     <main className="settings" aria-label="Settings">
       <h1>Settings</h1>
@@ -40,18 +46,26 @@ export function Settings({ models }: { models: ModelsResponse | null }) {
                 <td className="mono">{p.model || "—"}</td>
                 <td>
                   <span className={p.configured ? "badge ok" : "badge"}>{p.configured ? "configured" : "not configured"}</span>
-                  {settings?.savedKeys.includes(p.name) && <span className="badge">key saved</span>}
+                  {p.keySaved && (
+                    <>
+                      <span className="badge">key saved</span>
+                      <button type="button" className="link" onClick={() => forget(p.name)} aria-label={`Forget the saved key of ${p.name}`}>
+                        Forget key
+                      </button>
+                    </>
+                  )}
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <h2>Add a provider key</h2>
+      <h2>Add a provider</h2>
       <p className="muted">
-        The API has no route to save a provider key yet. Set it on the server (an environment variable such as <code>ANTHROPIC_API_KEY</code>, or{" "}
-        <code>{settings?.settingsFile ?? "settings.json"}</code> / <code>auth.json</code> in the Ava home) and restart it.
+        Keys are kept by the server in <code>auth.json</code> (owner-only) and never sent back. An environment variable such as{" "}
+        <code>ANTHROPIC_API_KEY</code> on the server takes precedence over a saved key.
       </p>
+      {models && <ProviderForm providers={models.providers} />}
       {settings && (
         <>
           <h2>Defaults</h2>
