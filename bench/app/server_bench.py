@@ -157,12 +157,19 @@ def fanout(fake):
     conversation = server.ok("POST", "/api/conversations",
                              {"projectId": project["id"], "model": {"provider": "mock"}})["id"]
     subscribers = os.environ.get("FANOUT_SUBSCRIBERS", "1000")
-    result = subprocess.run([FANOUT, str(server.port), server.token, conversation, subscribers, "50", "50"],
+    cpu_before = cpu_seconds(server.process.pid)
+    rounds = os.environ.get("FANOUT_ROUNDS", "50")
+    result = subprocess.run([FANOUT, str(server.port), server.token, conversation, subscribers, rounds, "50"],
                             capture_output=True, text=True, timeout=300)
     rss = status_kib(server.process.pid, "VmHWM")
+    # Server CPU per delivered event: robust to a busy machine, unlike latency.
+    cpu = cpu_seconds(server.process.pid) - cpu_before
+    deliveries = int(subscribers) * int(rounds)
     server.stop()
     home.cleanup()
-    print(result.stdout.strip().replace("\n", "; ") + "; backend peak RSS %.1f MiB" % (rss / 1024))
+    print(result.stdout.strip().replace("\n", "; ") +
+          "; backend CPU %.2f s (%.1f us per delivery); backend peak RSS %.1f MiB" %
+          (cpu, cpu * 1e6 / deliveries, rss / 1024))
     if result.returncode != 0:
         print(result.stderr)
 

@@ -57,14 +57,21 @@ asio::awaitable<void> follow(
     const std::function<asio::awaitable<std::optional<std::int64_t>>(std::int64_t)>& replay) {
   bool caught_up = false;
   int replays = 0;
+  EventFeed::Listener listener(co_await asio::this_coro::executor);
+  std::string joined;
   for (;;) {
     auto batch = feed.take(after);
     switch (batch.outcome) {
       case EventFeed::Outcome::frames: {
-        std::string frames;
-        for (const auto& frame : batch.frames) frames += frame->bytes;
         after = batch.frames.back()->seq;
         caught_up = true;
+        // Usually one frame: written from the shared copy, without joining.
+        std::string_view frames = batch.frames.front()->bytes;
+        if (batch.frames.size() > 1) {
+          joined.clear();
+          for (const auto& frame : batch.frames) joined += frame->bytes;
+          frames = joined;
+        }
         if (!co_await exchange.write_events(frames)) co_return;
         break;
       }
@@ -88,10 +95,8 @@ asio::awaitable<void> follow(
       }
       case EventFeed::Outcome::nothing_yet: {
         caught_up = true;
-        co_await feed.wait(after, keep_alive_interval);
-        if (feed.take(after, 1).outcome == EventFeed::Outcome::nothing_yet) {
-          if (!co_await exchange.write_events(transport::encode_sse_comment())) co_return;
-        }
+        const bool woken = co_await feed.wait(listener, after, keep_alive_interval);
+        if (!woken && !co_await exchange.write_events(transport::encode_sse_comment())) co_return;
         break;
       }
       case EventFeed::Outcome::closed: co_return;

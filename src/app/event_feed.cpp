@@ -81,20 +81,28 @@ EventFeed::Batch EventFeed::take(std::int64_t after, std::size_t max_frames) con
   return batch;
 }
 
-asio::awaitable<void> EventFeed::wait(std::int64_t after, std::chrono::milliseconds timeout) {
-  auto executor = co_await asio::this_coro::executor;
-  auto waiter = std::make_shared<Waiter>(executor);
+asio::awaitable<bool> EventFeed::wait(Listener& listener, std::int64_t after,
+                                      std::chrono::milliseconds timeout) {
+  const std::shared_ptr<Waiter>& waiter = listener.waiter_;
   {
     std::lock_guard lock(mutex_);
-    if (closed_ || last_seq_ > after) co_return;
+    if (closed_ || last_seq_ > after) co_return true;
     waiters_.push_back(waiter);
   }
   // publish() posts the cancel to this strand, so it cannot run before the
   // wait below has started.
   waiter->timer.expires_after(timeout);
-  co_await waiter->timer.async_wait(asio::as_tuple(asio::use_awaitable));
-  std::lock_guard lock(mutex_);
-  std::erase(waiters_, waiter);
+  auto [ec] = co_await waiter->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+  {
+    std::lock_guard lock(mutex_);
+    std::erase(waiters_, waiter);  // still listed after a timeout
+  }
+  co_return ec == asio::error::operation_aborted;
+}
+
+asio::awaitable<bool> EventFeed::wait(std::int64_t after, std::chrono::milliseconds timeout) {
+  Listener listener(co_await asio::this_coro::executor);
+  co_return co_await wait(listener, after, timeout);
 }
 
 std::int64_t EventFeed::floor() const {

@@ -46,9 +46,15 @@ class EventFeed {
   // Frames with seq > after (at most max_frames), or why there are none:
   // `behind` when frames after `after` were already dropped.
   Batch take(std::int64_t after, std::size_t max_frames = 256) const;
+  class Listener;
   // Completes when a frame after `after` exists, the feed closes or
-  // `timeout` passes, whichever is first. Call on a strand-bound coroutine.
-  boost::asio::awaitable<void> wait(std::int64_t after, std::chrono::milliseconds timeout);
+  // `timeout` passes, whichever is first: true unless the timeout passed.
+  // May also return true early (a wake-up meant for an earlier wait); the
+  // caller takes again. Call on the strand the listener was made for.
+  boost::asio::awaitable<bool> wait(Listener& listener, std::int64_t after,
+                                    std::chrono::milliseconds timeout);
+  // The same with a listener made for this one wait.
+  boost::asio::awaitable<bool> wait(std::int64_t after, std::chrono::milliseconds timeout);
 
   std::int64_t floor() const;
   std::int64_t last_seq() const;
@@ -60,6 +66,7 @@ class EventFeed {
     boost::asio::steady_timer timer;
   };
 
+  friend class Listener;
   const std::size_t max_bytes_;
   const std::size_t max_frames_;
   mutable std::mutex mutex_;
@@ -69,6 +76,19 @@ class EventFeed {
   std::int64_t last_seq_;
   bool closed_ = false;
   std::vector<std::shared_ptr<Waiter>> waiters_;
+};
+
+// One subscriber's wake-up, made once per stream on the subscriber's strand
+// and reused by every wait: a publish to a thousand subscribers then costs
+// a thousand posts, not a thousand timers made and destroyed.
+class EventFeed::Listener {
+ public:
+  explicit Listener(const boost::asio::any_io_executor& executor)
+      : waiter_(std::make_shared<Waiter>(executor)) {}
+
+ private:
+  friend class EventFeed;
+  std::shared_ptr<Waiter> waiter_;
 };
 
 }  // namespace ava::app

@@ -160,6 +160,30 @@ TEST_CASE("event feed waiters on many strands are woken by a publish from anothe
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 }
 
+TEST_CASE("one event feed listener serves many waits: timeouts say false, publishes true",
+          "[app][feed]") {
+  asio::io_context io;
+  app::EventFeed feed(1 << 20, 1024, 0);
+  std::vector<bool> results;
+  asio::co_spawn(
+      asio::make_strand(io),
+      [&]() -> asio::awaitable<void> {
+        app::EventFeed::Listener listener(co_await asio::this_coro::executor);
+        results.push_back(co_await feed.wait(listener, 0, std::chrono::milliseconds(5)));
+        CHECK(feed.subscribers_waiting() == 0);  // a timed-out wait leaves no waiter behind
+        for (std::int64_t seq = 1; seq <= 3; ++seq) {
+          asio::post(io, [&feed, seq] { feed.publish(seq, "frame"); });
+          results.push_back(co_await feed.wait(listener, seq - 1, std::chrono::seconds(30)));
+          CHECK(feed.take(seq - 1).frames.size() == 1);
+        }
+        // Already there: no wait at all.
+        results.push_back(co_await feed.wait(listener, 0, std::chrono::seconds(30)));
+      },
+      asio::detached);
+  io.run();
+  CHECK(results == std::vector<bool>{false, true, true, true, true});
+}
+
 TEST_CASE("the registry persists projects and navigation metadata atomically", "[app][registry]") {
   test::TempDir dir;
   const auto file = dir.path() / "web.json";
