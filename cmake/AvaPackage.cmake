@@ -52,12 +52,18 @@ function(ava_project_warnings target)
   endif()
 endfunction()
 
-# ava_add_executable(NAME SOURCES ... LINK ...): a project binary with the
-# project's warnings.
+# ava_add_executable(NAME [STATIC_RUNTIME] SOURCES ... LINK ...): a project
+# binary with the project's warnings.
+# STATIC_RUNTIME links libstdc++ and libgcc statically (not under the
+# sanitizers, whose runtime must see the shared ones): a shipped binary with
+# no shared C++ library starts without relocating thousands of symbols.
 function(ava_add_executable name)
-  cmake_parse_arguments(arg "" "" "SOURCES;LINK" ${ARGN})
+  cmake_parse_arguments(arg "STATIC_RUNTIME" "" "SOURCES;LINK" ${ARGN})
   add_executable(${name} ${arg_SOURCES})
   ava_project_warnings(${name})
   target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/src")
   target_link_libraries(${name} PRIVATE ${arg_LINK})
+  if(arg_STATIC_RUNTIME AND NOT AVA_SANITIZE)
+    target_link_options(${name} PRIVATE -static-libstdc++ -static-libgcc)
+  endif()
 endfunction()
