@@ -1,5 +1,10 @@
 #include "ava/protocol/wire.hpp"
 
+#include <string>
+
+#include "ava/base/base64.hpp"
+#include "ava/base/limits.hpp"
+
 namespace ava::protocol {
 namespace {
 
@@ -167,6 +172,36 @@ Result<ConversationPatch> parse_conversation_patch(const json& value) {
   return patch;
 }
 
+namespace {
+
+// An image the provider will accept, checked before it becomes part of the
+// conversation for good: one bad image in the log would fail every later
+// request of the conversation.
+Result<void> check_image(const Attachment& attachment, std::size_t number) {
+  const std::string which = "attachment " + std::to_string(number);
+  if (attachment.data.empty())
+    return fail(ErrorCode::invalid_argument, which + " needs base64 data");
+  const std::size_t limit = base::Limits{}.image_bytes;
+  if (base::base64_decoded_size(attachment.data.size()) > limit + 2) {
+    return fail(ErrorCode::limit_exceeded,
+                which + " is larger than the " + std::to_string(limit >> 20) + " MiB image limit");
+  }
+  auto bytes = base::base64_decode(attachment.data, limit);
+  if (!bytes) return fail(ErrorCode::invalid_argument, which + " is not valid base64");
+  auto sniffed = base::image_media_type(*bytes);
+  if (!sniffed)
+    return fail(ErrorCode::invalid_argument, which + " is not a png, jpeg, gif or webp image");
+  if (*sniffed != attachment.media_type) {
+    return fail(ErrorCode::invalid_argument,
+                which + " is " + *sniffed + ", not " +
+                    (attachment.media_type.empty() ? std::string("(no mediaType)")
+                                                   : attachment.media_type));
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<InputRequest> parse_input_request(const json& value) {
   AVA_TRY_VOID(require_object(value, "the body"));
   InputRequest input;
@@ -186,10 +221,7 @@ Result<InputRequest> parse_input_request(const json& value) {
       Attachment attachment;
       AVA_TRY_VOID(read_string(item, "mediaType", attachment.media_type));
       AVA_TRY_VOID(read_string(item, "data", attachment.data));
-      if (attachment.media_type.rfind("image/", 0) != 0 || attachment.data.empty()) {
-        return fail(ErrorCode::invalid_argument,
-                    "an attachment needs an image mediaType and base64 data");
-      }
+      AVA_TRY_VOID(check_image(attachment, input.attachments.size() + 1));
       input.attachments.push_back(std::move(attachment));
     }
   }

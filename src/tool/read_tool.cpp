@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/base64.hpp"
 #include "ava/proc/unique_fd.hpp"
 #include "ava/tool/registry.hpp"
 #include "file_io.hpp"
@@ -149,7 +150,7 @@ class ReadTool final : public Tool {
     std::string head(std::min(size, sniff_bytes), '\0');
     const ssize_t got = ::pread(fd.get(), head.data(), head.size(), 0);
     head.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
-    if (auto media_type = text::image_media_type(head)) {
+    if (auto media_type = base::image_media_type(head)) {
       co_return read_image(path, path_text, *media_type, size, context.limits.image_bytes);
     }
     if (text::looks_binary(head)) {
@@ -194,7 +195,7 @@ class ReadTool final : public Tool {
     ToolResult result = ToolResult::text(
         fmt::format("Image {} ({}, {})", path_text, media_type, text::human_bytes(bytes.size())),
         {{"path", path.string()}, {"media_type", media_type}, {"bytes", bytes.size()}});
-    result.content.emplace_back(ImageContent{media_type, text::base64_encode(bytes)});
+    result.content.emplace_back(ImageContent{media_type, base::base64_encode(bytes)});
     return result;
   }
 

@@ -75,47 +75,6 @@ bool looks_binary(std::string_view sample) {
   return invalid * 10 > sample.size() * 3;
 }
 
-std::optional<std::string> image_media_type(std::string_view head) {
-  if (head.starts_with("\x89PNG\r\n\x1A\n")) return "image/png";
-  if (head.starts_with("\xFF\xD8\xFF")) return "image/jpeg";
-  if (head.starts_with("GIF87a") || head.starts_with("GIF89a")) return "image/gif";
-  if (head.size() >= 12 && head.starts_with("RIFF") && head.substr(8, 4) == "WEBP") {
-    return "image/webp";
-  }
-  return std::nullopt;
-}
-
-std::string base64_encode(std::string_view bytes) {
-  static constexpr std::string_view alphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  const auto at = [&](std::size_t index) -> unsigned {
-    return static_cast<unsigned char>(bytes[index]);
-  };
-  for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned group = (at(i) << 16U) | (at(i + 1) << 8U) | at(i + 2);
-    out += alphabet[(group >> 18U) & 63U];
-    out += alphabet[(group >> 12U) & 63U];
-    out += alphabet[(group >> 6U) & 63U];
-    out += alphabet[group & 63U];
-  }
-  if (i + 1 == bytes.size()) {
-    const unsigned group = at(i) << 16U;
-    out += alphabet[(group >> 18U) & 63U];
-    out += alphabet[(group >> 12U) & 63U];
-    out += "==";
-  } else if (i + 2 == bytes.size()) {
-    const unsigned group = (at(i) << 16U) | (at(i + 1) << 8U);
-    out += alphabet[(group >> 18U) & 63U];
-    out += alphabet[(group >> 12U) & 63U];
-    out += alphabet[(group >> 6U) & 63U];
-    out += '=';
-  }
-  return out;
-}
-
 std::string human_bytes(std::size_t bytes) {
   constexpr std::array<const char*, 4> units{"bytes", "KiB", "MiB", "GiB"};
   auto value = static_cast<double>(bytes);

@@ -14,11 +14,6 @@ std::string valid_utf8(std::string_view bytes);
 // A NUL byte, or a sample that is mostly not UTF-8, means binary.
 bool looks_binary(std::string_view sample);
 
-// The media type of a png, jpeg, gif or webp file from its first bytes.
-std::optional<std::string> image_media_type(std::string_view head);
-
-std::string base64_encode(std::string_view bytes);
-
 // "12.3 KiB" style sizes for messages.
 std::string human_bytes(std::size_t bytes);
 

@@ -5,6 +5,7 @@ on an ephemeral loopback port, with the loopback fake provider.
     backend_test.py AVA AVA_BACKEND FAKE_PROVIDER [TEST ...]
 """
 
+import base64
 import json
 import os
 import signal
@@ -48,6 +49,10 @@ def send(server, conversation, text, kind="followup", input_id=None):
     body = {"text": text, "kind": kind}
     if input_id:
         body["inputId"] = input_id
+    return server.ok("POST", "/api/conversations/%s/input" % conversation, body, expect=(202,))
+
+
+def send_json(server, conversation, body):
     return server.ok("POST", "/api/conversations/%s/input" % conversation, body, expect=(202,))
 
 
@@ -97,10 +102,32 @@ def test_resent_input_id_is_acknowledged_once(server, project_id):
     check(len(inputs) == 1, "input enqueued %d times" % len(inputs))
     check(len(turn_ends(stream.events)) == 1, "ran %d turns" % len(turn_ends(stream.events)))
     check(final_text(events) == "echo: hello", final_text(events))
-    stream.close()
     bad = server.request("POST", "/api/conversations/%s/input" % conversation,
                          {"text": "x", "inputId": "has spaces"})
     check(bad.status == 400 and bad.json["error"]["code"] == "invalid_argument", bad.raw)
+    stream.close()
+
+
+@with_backend
+def test_images_are_checked_before_they_reach_the_log(server, project_id):
+    """One bad image in the log would fail every later request of the conversation."""
+    conversation = new_conversation(server, project_id)
+    stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 32).decode()
+    path = "/api/conversations/%s/input" % conversation
+    for attachment, status in (({"mediaType": "image/jpeg", "data": png}, 400),
+                               ({"mediaType": "image/png", "data": png[:-1]}, 400),
+                               ({"mediaType": "image/png", "data": "A" * (7 * 1024 * 1024)}, 413)):
+        refused = server.request("POST", path, {"text": "look", "attachments": [attachment]})
+        check(refused.status == status, "attachment %s: %d %s" % (attachment["mediaType"], refused.status,
+                                                                  refused.raw[:200]))
+    accepted = send_json(server, conversation, {"text": "look", "attachments": [{"mediaType": "image/png", "data": png}]})
+    events = stream.wait_until(count_turn_ends(1))
+    image_inputs = [e for e in events if e[1] == "input" and e[2].get("attachments")]
+    check(len(image_inputs) == 1 and image_inputs[0][2]["seq"] == accepted["seq"], image_inputs)
+    check(image_inputs[0][2]["attachments"][0]["data"] == png, "the image changed on its way to the log")
+    check(len([e for e in events if e[1] == "input"]) == 1, "a refused input reached the log")
+    stream.close()
 
 
 @with_backend

@@ -1,6 +1,7 @@
 #include "support/fake_echo.hpp"
 
 #include <atomic>
+#include <iterator>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -55,8 +56,15 @@ LastMessage last_message(llm::WireApi api, const json& body) {
   const auto& content = message.value("content", json());
   // Anthropic puts tool results and the next user text in one message: the
   // last block says what the model answers.
-  if (content.is_array() && !content.empty() && content.back().is_object()) {
-    const auto& block = content.back();
+  // Images (attachments) come after the text; the text is what is echoed.
+  auto answered = content.is_array() ? content.end() : json::const_iterator();
+  if (content.is_array()) {
+    while (answered != content.begin() && std::prev(answered)->is_object() &&
+           std::prev(answered)->value("type", "") == "image")
+      --answered;
+  }
+  if (content.is_array() && answered != content.begin() && std::prev(answered)->is_object()) {
+    const auto& block = *std::prev(answered);
     last.tool_result = block.value("type", "") == "tool_result";
     last.text =
         last.tool_result ? text_of(block.value("content", json())) : text_of(json::array({block}));

@@ -7,7 +7,7 @@
 //
 // Exits non-zero with a message on the first failure; screenshots go to --out.
 import { spawn } from "node:child_process";
-import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -167,6 +167,21 @@ async function main() {
     await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
     await screenshot("bash-and-answer");
     log("ok: bash card and final answer");
+
+    // --- an image attached through the file picker goes with the message and shows in it
+    const pngFile = path.join(temp, "dot.png");
+    writeFileSync(pngFile, Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64"));
+    await page.locator('input[type="file"]').setInputFiles(pngFile);
+    await page.getByRole("list", { name: "Images to send" }).getByRole("img", { name: "dot.png" }).waitFor();
+    await composer.fill("what is in this image?");
+    await composer.press("Enter");
+    const withImage = list.locator(".msg.user", { hasText: "what is in this image?" });
+    await withImage.getByRole("img", { name: "Attached image 1" }).waitFor();
+    await list.locator(".msg.assistant:not(.live)", { hasText: "echo: what is in this image?" }).waitFor();
+    check((await page.getByRole("list", { name: "Images to send" }).count()) === 0, "the attachment stayed in the composer after sending");
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    await screenshot("image-attached");
+    log("ok: image attachment");
 
     // --- steer while running
     await composer.fill("slow: 200: one two three four five six seven eight nine ten");

@@ -129,6 +129,25 @@ describe("durable events", () => {
     expect(s.provider).toBe("openai");
   });
 
+  it("keeps attached images of user input, and non-image blocks out", () => {
+    const s = run([
+      real[0],
+      {
+        input_id: "in-img",
+        kind: "followup",
+        seq: 2,
+        text: "",
+        ts: 2,
+        type: "input",
+        attachments: [
+          { type: "image", media_type: "image/png", data: "iVBORw0KGgo=" },
+          { type: "text", text: "not an image" },
+        ],
+      } as ConversationEvent,
+    ]);
+    expect(s.items[0]).toMatchObject({ kind: "user", text: "", images: [{ mediaType: "image/png", data: "iVBORw0KGgo=" }] });
+  });
+
   it("marks queued input until claimed", () => {
     const s = run([...real.slice(0, 2), { type: "input", seq: 3, ts: 3, input_id: "in-2", kind: "steer", text: "faster" } as ConversationEvent]);
     expect(s.items.map((i) => (i.kind === "user" ? `${i.inputKind}:${i.claimed}` : ""))).toEqual(["followup:false", "steer:false"]);

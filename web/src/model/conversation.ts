@@ -24,7 +24,8 @@ export interface UserItem {
   inputKind: string;
   text: string;
   claimed: boolean;
-  images: number;
+  /** Attached images as sent (base64). */
+  images: { mediaType: string; data: string }[];
 }
 
 export interface AssistantItem {
@@ -213,7 +214,9 @@ function applyOne(s: ConversationState, event: ConversationEvent): void {
         inputKind: e.kind,
         text: e.text ?? "",
         claimed: false,
-        images: Array.isArray(e.attachments) ? e.attachments.length : 0,
+        images: Array.isArray(e.attachments)
+          ? e.attachments.filter((a) => a.type === "image" && a.data).map((a) => ({ mediaType: a.media_type ?? "image/png", data: a.data ?? "" }))
+          : [],
       });
       s.inputIndex[e.input_id] = index;
       return;

@@ -1,25 +1,109 @@
-import { useState, type KeyboardEvent } from "react";
+import { useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
 
-/** Enter sends (a follow-up when idle, a steer while running unless switched), Shift+Enter is a new line. */
-export function Composer({ running, onSend }: { running: boolean; onSend: (text: string, kind: "followup" | "steer") => Promise<boolean> }) {
+/** An image to send with the message: base64 without the data: prefix. */
+export interface Attachment {
+  mediaType: string;
+  data: string;
+  name: string;
+  size: number;
+}
+
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+/** The server's limit per image (decoded) and, with base64's growth, what fits in one 8 MiB request. */
+const IMAGE_LIMIT = 5 * 1024 * 1024;
+const TOTAL_LIMIT = 5.5 * 1024 * 1024;
+
+function readImage(file: File): Promise<Attachment> {
+  return new Promise((resolve, reject) => {
+    if (!IMAGE_TYPES.includes(file.type)) {
+      reject(new Error(`${file.name || "The file"} is not a png, jpeg, gif or webp image.`));
+      return;
+    }
+    if (file.size > IMAGE_LIMIT) {
+      reject(new Error(`${file.name || "The image"} is over the 5 MiB limit.`));
+      return;
+    }
+    const reader = new FileReader();
+    reader.onload = () => {
+      const url = String(reader.result);
+      resolve({ mediaType: file.type, data: url.slice(url.indexOf(",") + 1), name: file.name || "pasted image", size: file.size });
+    };
+    reader.onerror = () => reject(new Error(`Could not read ${file.name || "the image"}.`));
+    reader.readAsDataURL(file);
+  });
+}
+
+/**
+ * Enter sends (a follow-up when idle, a steer while running unless switched),
+ * Shift+Enter is a new line. Images come in by pasting, dropping or the
+ * attach button.
+ */
+export function Composer({
+  running,
+  onSend,
+}: {
+  running: boolean;
+  onSend: (text: string, kind: "followup" | "steer", attachments: Attachment[]) => Promise<boolean>;
+}) {
   const [text, setText] = useState("");
   const [steer, setSteer] = useState(true);
   const [sending, setSending] = useState(false);
+  const [attachments, setAttachments] = useState<Attachment[]>([]);
+  const [problem, setProblem] = useState("");
+  const fileInput = useRef<HTMLInputElement>(null);
   const kind: "followup" | "steer" = running && steer ? "steer" : "followup";
+  const empty = !text.trim() && attachments.length === 0;
+
+  const addFiles = async (files: File[]) => {
+    setProblem("");
+    for (const file of files) {
+      try {
+        const image = await readImage(file);
+        setAttachments((list) => {
+          const total = list.reduce((sum, a) => sum + a.size, 0) + image.size;
+          if (total > TOTAL_LIMIT) {
+            setProblem("The images together are over what one message can carry (5.5 MiB).");
+            return list;
+          }
+          return [...list, image];
+        });
+      } catch (error) {
+        setProblem((error as Error).message);
+      }
+    }
+  };
 
   const submit = async () => {
     const value = text;
-    if (!value.trim() || sending) return;
+    const images = attachments;
+    if (empty || sending) return;
     setSending(true);
-    const ok = await onSend(value, kind);
+    const ok = await onSend(value, kind, images);
     setSending(false);
-    if (ok) setText((current) => (current === value ? "" : current));
+    if (ok) {
+      setText((current) => (current === value ? "" : current));
+      setAttachments((current) => (current === images ? [] : current));
+    }
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void submit();
+    }
+  };
+  const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = Array.from(e.clipboardData.files).filter((f) => f.type.startsWith("image/"));
+    if (files.length > 0) {
+      e.preventDefault();
+      void addFiles(files);
+    }
+  };
+  const onDrop = (e: DragEvent<HTMLFormElement>) => {
+    const files = Array.from(e.dataTransfer.files);
+    if (files.length > 0) {
+      e.preventDefault();
+      void addFiles(files);
     }
   };
 
@@ -31,18 +115,38 @@ export function Composer({ running, onSend }: { running: boolean; onSend: (text:
         e.preventDefault();
         void submit();
       }}
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={onDrop}
     >
       <label htmlFor="composer-text" className="sr-only">
         Message
       </label>
+      {attachments.length > 0 && (
+        <ul className="attachments" aria-label="Images to send">
+          {attachments.map((a, i) => (
+            <li key={i}>
+              <img src={`data:${a.mediaType};base64,${a.data}`} alt={a.name} />
+              <button type="button" className="small" aria-label={`Remove ${a.name}`} onClick={() => setAttachments((list) => list.filter((x) => x !== a))}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       <textarea
         id="composer-text"
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={onKeyDown}
+        onPaste={onPaste}
         rows={3}
         placeholder={kind === "steer" ? "Steer the running turn… (Enter to send, Shift+Enter for a new line)" : "Ask Ava… (Enter to send, Shift+Enter for a new line)"}
       />
+      {problem && (
+        <p role="alert" className="form-error">
+          {problem}
+        </p>
+      )}
       <div className="composer-bar">
         <label className={"switch" + (running ? "" : " disabled")} title="While a turn runs, Enter steers it; switch off to queue a follow-up instead">
           <input type="checkbox" role="switch" checked={running && steer} disabled={!running} onChange={(e) => setSteer(e.target.checked)} aria-checked={running && steer} />
@@ -51,7 +155,22 @@ export function Composer({ running, onSend }: { running: boolean; onSend: (text:
         <span className="mode" data-testid="send-mode">
           {kind === "steer" ? "Sends as steer" : "Sends as follow-up"}
         </span>
-        <button type="submit" disabled={sending || !text.trim()} aria-label={kind === "steer" ? "Send steer" : "Send follow-up"}>
+        <input
+          ref={fileInput}
+          type="file"
+          accept={IMAGE_TYPES.join(",")}
+          multiple
+          hidden
+          aria-label="Image files"
+          onChange={(e) => {
+            void addFiles(Array.from(e.target.files ?? []));
+            e.target.value = "";
+          }}
+        />
+        <button type="button" onClick={() => fileInput.current?.click()} aria-label="Attach images">
+          Attach
+        </button>
+        <button type="submit" disabled={sending || empty} aria-label={kind === "steer" ? "Send steer" : "Send follow-up"}>
           {kind === "steer" ? "Steer" : "Send"}
         </button>
       </div>

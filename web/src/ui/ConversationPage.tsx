@@ -4,7 +4,7 @@ import type { ConversationEvent, ConversationView, StatusMessage } from "../api/
 import type { ModelsResponse } from "../api/protocol.extra";
 import { initialState, reduce, viewItems } from "../model/conversation";
 import { connection, statusBus } from "../model/stores";
-import { Composer } from "./Composer";
+import { Composer, type Attachment } from "./Composer";
 import { EventList } from "./EventList";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -133,10 +133,10 @@ export function ConversationPage({ id, models, listed }: { id: string; models: M
   );
 
   const send = useCallback(
-    async (text: string, kind: "followup" | "steer") => {
+    async (text: string, kind: "followup" | "steer", attachments: Attachment[]) => {
       setError("");
       try {
-        await api.input(id, { text, kind });
+        await api.input(id, attachments.length > 0 ? { text, kind, attachments: attachments.map(({ mediaType, data }) => ({ mediaType, data })) } : { text, kind });
         return true;
       } catch (e) {
         setError(`Could not send: ${(e as Error).message}`);

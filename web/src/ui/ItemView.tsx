@@ -230,9 +230,15 @@ export const ItemView = memo(function ItemView({ item }: { item: ViewItem }) {
           <div className="who">
             You{item.inputKind === "steer" ? " · steer" : ""}
             {!item.claimed && <span className="badge">queued</span>}
-            {item.images > 0 && <span className="muted"> · {item.images} image{item.images === 1 ? "" : "s"}</span>}
           </div>
-          <div className="user-text">{item.text}</div>
+          {item.images.length > 0 && (
+            <div className="user-images">
+              {item.images.map((image, i) => (
+                <img key={i} src={`data:${image.mediaType};base64,${image.data}`} alt={`Attached image ${i + 1}`} loading="lazy" />
+              ))}
+            </div>
+          )}
+          {item.text && <div className="user-text">{item.text}</div>}
         </div>
       );
     case "assistant":
