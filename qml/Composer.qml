@@ -86,12 +86,14 @@ Rectangle {
             Item { Layout.fillWidth: true }
             Button {
                 objectName: "pauseButton"
+                opacity: enabled ? 1 : 0.45
                 text: root.paused ? "Resume" : "Pause"
                 enabled: root.active && (root.running || root.paused)
                 onClicked: root.paused ? root.resumeRequested() : root.pauseRequested()
             }
             Button {
                 objectName: "abortButton"
+                opacity: enabled ? 1 : 0.45
                 text: "Abort"
                 enabled: root.active && (root.running || root.paused)
                 onClicked: root.abortRequested()

@@ -157,10 +157,10 @@ void Connection::start_backend() {
     const auto output = QString::fromUtf8(process->readAll()).trimmed();
     process->deleteLater();
     starting_ = false;
+    started_ms_ = 0;  // it is up (or failed): a later loss may start another
     if (code != 0) {
       set_state(QStringLiteral("connecting"),
                 QStringLiteral("ava backend start failed: ") + output);
-      started_ms_ = 0;
       retry_later(2000);
       return;
     }
