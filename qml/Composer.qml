@@ -55,7 +55,7 @@ Rectangle {
                 Keys.onPressed: (event) => {
                     if (event.key !== Qt.Key_Return && event.key !== Qt.Key_Enter) return
                     if (event.modifiers & Qt.ShiftModifier) return  // a new line
-                    event.accepted = root.submit((event.modifiers & Qt.ControlModifier) ? "steer" : "")
+                    root.submit((event.modifiers & Qt.ControlModifier) ? "steer" : "")
                     event.accepted = true
                 }
             }

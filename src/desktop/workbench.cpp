@@ -127,6 +127,12 @@ void Workbench::load_conversations() {
         for (const auto& entry : json.value("conversations", nlohmann::json::array()))
           if (auto row = conversation_row(entry)) rows.push_back(*row);
         conversations_.set_rows(rows);
+        // The conversation open when the window last closed, once it is listed.
+        if (!restored_ && conversationId().isEmpty()) {
+          restored_ = true;
+          const auto saved = settings_.value(QStringLiteral("selection/conversation")).toString();
+          if (conversations_.indexOf(saved) >= 0) selectConversation(saved);
+        }
         const int at = conversations_.indexOf(conversationId());
         if (at >= 0) listed_last_seq_ = conversations_.get(at).value("lastSeq").toLongLong();
         update_history_loaded();
@@ -383,8 +389,11 @@ void Workbench::on_status_events(const std::vector<transport::SseEvent>& batch) 
 }
 
 void Workbench::update_history_loaded() {
-  const bool loaded = !conversationId().isEmpty() && conversation_.lastSeq() >= listed_last_seq_ &&
-                      conversation_.lastSeq() > 0;
+  // Loaded: the stream has reached what the listing says the log holds (so
+  // the listing must have been seen first).
+  const bool listed = conversations_.indexOf(conversationId()) >= 0;
+  const bool loaded =
+      listed && conversation_.lastSeq() >= listed_last_seq_ && conversation_.lastSeq() > 0;
   if (loaded == history_loaded_) return;
   history_loaded_ = loaded;
   emit historyLoadedChanged();

@@ -143,3 +143,30 @@ TEST_CASE("input sent while the backend is away is delivered once after the reco
   check_contiguous(model);
   CHECK(workbench.duplicates() == 0);
 }
+
+TEST_CASE("pins, archives and the review marker reach the backend and come back in the list",
+          "[desktop][backend]") {
+  BackendHome env;
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  auto& model = *workbench.conversation();
+  const auto id = workbench.conversationId();
+  auto row = [&] { return workbench.conversations()->get(workbench.conversations()->indexOf(id)); };
+
+  REQUIRE(workbench.send(QStringLiteral("hello")));
+  REQUIRE(spin_until([&] { return has_answer(model, "echo: hello") && !model.turnOpen(); }));
+  // The view showed everything: the marker follows, and nothing is unread.
+  REQUIRE(spin_until([&] {
+    return row().value("reviewedSeq").toLongLong() == model.lastSeq() &&
+           !row().value("unread").toBool();
+  }));
+
+  workbench.setPinned(id, true);
+  REQUIRE(spin_until([&] { return row().value("pinned").toBool(); }));
+  workbench.setArchived(id, true);
+  REQUIRE(spin_until([&] { return workbench.conversations()->count() == 0; }));
+  workbench.setShowArchived(true);
+  REQUIRE(spin_until([&] { return workbench.conversations()->count() == 1; }));
+  CHECK(row().value("archived").toBool());
+  CHECK(row().value("title").toString() == "test");
+}

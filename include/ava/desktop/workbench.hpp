@@ -133,6 +133,7 @@ class Workbench : public QObject {
   QTimer review_;
   QString project_id_;
   bool show_archived_ = false;
+  bool restored_ = false;
   bool history_loaded_ = false;
   qint64 listed_last_seq_ = 0;
   QString default_provider_;
