@@ -93,7 +93,7 @@ void Connection::attempt() {
     return;
   }
   // Health is asked of the process backend.json names, with its token.
-  const Endpoint candidate = *endpoint;
+  const Endpoint& candidate = *endpoint;
   endpoint_ = candidate;
   auto request = request_for(QStringLiteral("/api/health"));
   request.setTransferTimeout(3000);

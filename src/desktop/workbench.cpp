@@ -50,7 +50,7 @@ std::optional<QVariantMap> conversation_row(const nlohmann::json& json) {
 
 }  // namespace
 
-Workbench::Workbench(Connection::Options options, QObject* parent)
+Workbench::Workbench(const Connection::Options& options, QObject* parent)
     : QObject(parent),
       connection_(options),
       machines_({"id", "hostname", "state", "version", "pid"}),

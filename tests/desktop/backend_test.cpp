@@ -1,6 +1,6 @@
 // The desktop's models and SSE client against the real ava-backend (started
 // by the client through `ava backend start`) and the loopback fake provider.
-#include <signal.h>
+#include <csignal>
 
 #include <catch2/catch.hpp>
 

@@ -38,7 +38,7 @@ class Workbench : public QObject {
   Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
 
  public:
-  explicit Workbench(Connection::Options options, QObject* parent = nullptr);
+  explicit Workbench(const Connection::Options& options, QObject* parent = nullptr);
 
   void start() { connection_.start(); }
 
