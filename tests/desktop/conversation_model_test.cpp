@@ -98,7 +98,7 @@ TEST_CASE("events at or below the cursor are ignored", "[desktop]") {
   CHECK(model.applied() == std::vector<std::int64_t>{2, 3, 4, 5, 6, 7, 8, 9});
 }
 
-TEST_CASE("an edit result carries its diff; a failed bash is marked bad", "[desktop]") {
+TEST_CASE("an edit result carries its diff, a failed bash is marked bad", "[desktop]") {
   ConversationModel model;
   model.clear("c1");
   apply_all(model,
