@@ -15,7 +15,7 @@ ApplicationWindow {
     title: (workbench.conversationTitle !== "" ? workbench.conversationTitle + " — " : "") + "Ava"
     color: Theme.background
 
-    property string themeMode: workbench.setting("theme/mode", "system")
+    property string themeMode: themeOverride !== "" ? themeOverride : workbench.setting("theme/mode", "system")
     property bool settingsOpen: false
 
     SystemPalette { id: systemPalette }

@@ -94,7 +94,9 @@ void Automation::step() {
       if (image.isNull() || !image.save(options_.screenshot))
         return finish(4, QStringLiteral("cannot save the screenshot to ") + options_.screenshot);
     }
-    finish(0, QStringLiteral("answered; rows=%1 lastSeq=%2 screenshot=%3")
+    finish(0, QStringLiteral("%1; rows=%2 lastSeq=%3 screenshot=%4")
+                  .arg(options_.open_conversation.isEmpty() ? QStringLiteral("answered")
+                                                            : QStringLiteral("opened"))
                   .arg(conversation->rowCount())
                   .arg(conversation->lastSeq())
                   .arg(options_.screenshot));

@@ -65,8 +65,11 @@ int main(int argc, char** argv) {
   QCommandLineOption report(
       QStringLiteral("report-loaded"),
       QStringLiteral("Print rows and RSS once the conversation is loaded, then quit"));
-  cli.addOptions(
-      {no_autostart, ava_bin, timing, exit_first, project, prompt, screenshot, open, report});
+  QCommandLineOption theme(QStringLiteral("theme"),
+                           QStringLiteral("system, light or dark (instead of the saved choice)"),
+                           QStringLiteral("mode"));
+  cli.addOptions({no_autostart, ava_bin, timing, exit_first, project, prompt, screenshot, open,
+                  report, theme});
   cli.process(app);
 
   auto home = ava::base::Home::resolve();
@@ -102,6 +105,7 @@ int main(int argc, char** argv) {
 
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("workbench"), &workbench);
+  engine.rootContext()->setContextProperty(QStringLiteral("themeOverride"), cli.value(theme));
   engine.load(QUrl(QStringLiteral("qrc:/qml/Main.qml")));
   if (engine.rootObjects().isEmpty()) return 1;
   auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().constFirst());

@@ -34,6 +34,13 @@ def png_size(path):
     return struct.unpack(">II", head[16:24])
 
 
+def mean_lightness(path):
+    """0 (black) .. 1 (white), by ImageMagick (the real one, see TOOLCHAIN.md)."""
+    result = subprocess.run(["/usr/bin/convert", path, "-colorspace", "Gray", "-format", "%[fx:mean]", "info:"],
+                            capture_output=True, text=True, check=True)
+    return float(result.stdout.strip())
+
+
 def backend_file(home):
     try:
         with open(os.path.join(home, "backend.json")) as f:
@@ -113,7 +120,21 @@ def main():
         listed = json.load(opener.open(request, timeout=10))["conversations"]
         if len(listed) != 1 or listed[0]["title"] != "Desktop end-to-end":
             fail("conversations: %s" % listed)
-        # The window's lock went with it: the next desktop may start.
+        # The lock went with the window: a new desktop opens the conversation
+        # from its history (the tool card rebuilt from the replayed events),
+        # here in the dark theme.
+        dark = os.path.join(args.out, "conversation-reopened-dark.png")
+        reopen = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x860x24", args.desktop,
+                                 "--ava", args.ava, "--open-conversation", listed[0]["id"],
+                                 "--theme", "dark", "--e2e-screenshot", dark],
+                                env=env, capture_output=True, text=True, timeout=180)
+        if reopen.returncode != 0 or "opened; rows=3" not in reopen.stdout:
+            fail("reopen: exit %d\nstdout: %s\nstderr: %s" % (reopen.returncode, reopen.stdout,
+                                                               reopen.stderr[-3000:]))
+        light_mean, dark_mean = mean_lightness(shot), mean_lightness(dark)
+        if not (light_mean > 0.6 and dark_mean < 0.4):
+            fail("theme: light screenshot mean %.2f, dark %.2f" % (light_mean, dark_mean))
+        print("reopened in the dark theme: %s (mean lightness %.2f vs %.2f)" % (dark, dark_mean, light_mean))
         print("ok: desktop e2e")
     finally:
         if backend_pid is None:
