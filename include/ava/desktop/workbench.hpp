@@ -1,0 +1,150 @@
+#pragma once
+
+#include <QObject>
+#include <QSettings>
+#include <QString>
+#include <QTimer>
+#include <QVariant>
+
+#include "ava/desktop/connection.hpp"
+#include "ava/desktop/conversation_model.hpp"
+#include "ava/desktop/rows_model.hpp"
+
+namespace ava::desktop {
+
+// The desktop's state, behind the QML: the connection, the navigation
+// models, the open conversation and its streams, the composer's commands.
+// The backend owns every agent; this object only asks and follows.
+class Workbench : public QObject {
+  Q_OBJECT
+  Q_PROPERTY(ava::desktop::Connection* connection READ connection CONSTANT)
+  Q_PROPERTY(ava::desktop::ConversationModel* conversation READ conversation CONSTANT)
+  Q_PROPERTY(ava::desktop::RowsModel* machines READ machines CONSTANT)
+  Q_PROPERTY(ava::desktop::RowsModel* projects READ projects CONSTANT)
+  Q_PROPERTY(ava::desktop::RowsModel* conversations READ conversations CONSTANT)
+  Q_PROPERTY(ava::desktop::RowsModel* providers READ providers CONSTANT)
+  Q_PROPERTY(ava::desktop::RowsModel* models READ models CONSTANT)
+  Q_PROPERTY(QString projectId READ projectId NOTIFY selectionChanged)
+  Q_PROPERTY(QString conversationId READ conversationId NOTIFY selectionChanged)
+  Q_PROPERTY(QString conversationTitle READ conversationTitle NOTIFY selectionChanged)
+  Q_PROPERTY(bool showArchived READ showArchived WRITE setShowArchived NOTIFY selectionChanged)
+  Q_PROPERTY(bool historyLoaded READ historyLoaded NOTIFY historyLoadedChanged)
+  Q_PROPERTY(QString defaultProvider READ defaultProvider NOTIFY settingsChanged)
+  Q_PROPERTY(QString settingsFile READ settingsFile NOTIFY settingsChanged)
+  Q_PROPERTY(QStringList modelChoices READ modelChoices NOTIFY settingsChanged)
+  Q_PROPERTY(QVariantMap totalUsage READ totalUsage NOTIFY usageChanged)
+  Q_PROPERTY(double costUsd READ costUsd NOTIFY usageChanged)
+  Q_PROPERTY(int pendingInputs READ pendingInputs NOTIFY pendingChanged)
+  Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
+
+ public:
+  explicit Workbench(const Connection::Options& options, QObject* parent = nullptr);
+
+  void start() { connection_.start(); }
+
+  Connection* connection() { return &connection_; }
+  ConversationModel* conversation() { return &conversation_; }
+  RowsModel* machines() { return &machines_; }
+  RowsModel* projects() { return &projects_; }
+  RowsModel* conversations() { return &conversations_; }
+  RowsModel* providers() { return &providers_; }
+  RowsModel* models() { return &models_; }
+  QString projectId() const { return project_id_; }
+  QString conversationId() const { return conversation_.conversationId(); }
+  QString conversationTitle() const;
+  bool showArchived() const { return show_archived_; }
+  void setShowArchived(bool show);
+  bool historyLoaded() const { return history_loaded_; }
+  QString defaultProvider() const { return default_provider_; }
+  QString settingsFile() const { return settings_file_; }
+  // "provider/model" for each configured provider and its kind's models.
+  QStringList modelChoices() const { return model_choices_; }
+  QVariantMap totalUsage() const { return total_usage_; }
+  double costUsd() const { return cost_usd_; }
+  int pendingInputs() const { return static_cast<int>(outbox_.size()); }
+  QString lastError() const { return last_error_; }
+  // Events the stream delivered again (at or below the cursor); the server
+  // promises none, tests check it.
+  int duplicates() const { return duplicates_; }
+
+  Q_INVOKABLE void refresh();
+  Q_INVOKABLE void addProject(const QString& path);
+  Q_INVOKABLE void selectProject(const QString& id);
+  Q_INVOKABLE void selectConversation(const QString& id);
+  Q_INVOKABLE void newConversation(const QString& title = {});
+  // Queues input with a client inputId: resent after a reconnect until
+  // acknowledged, and acknowledged once by the backend however often sent.
+  Q_INVOKABLE bool send(const QString& text, const QString& kind = QStringLiteral("followup"));
+  Q_INVOKABLE void pause() { control(QStringLiteral("pause")); }
+  Q_INVOKABLE void resume() { control(QStringLiteral("resume")); }
+  Q_INVOKABLE void abort() { control(QStringLiteral("abort")); }
+  Q_INVOKABLE void setModel(const QString& provider, const QString& model);
+  Q_INVOKABLE void setPinned(const QString& id, bool pinned);
+  Q_INVOKABLE void setArchived(const QString& id, bool archived);
+  Q_INVOKABLE void rename(const QString& id, const QString& title);
+  Q_INVOKABLE void clearError();
+  // desktop.ini in AVA_HOME: window geometry, theme, last selection.
+  Q_INVOKABLE QVariant setting(const QString& key, const QVariant& fallback = {}) const;
+  Q_INVOKABLE void setSetting(const QString& key, const QVariant& value);
+
+ signals:
+  void selectionChanged();
+  void historyLoadedChanged();
+  void settingsChanged();
+  void usageChanged();
+  void pendingChanged();
+  void lastErrorChanged();
+  // A conversation this client created (newConversation) is selected.
+  void conversationCreated(const QString& id);
+
+ private:
+  struct Pending {
+    QString conversation;
+    QString input_id;
+    QByteArray body;
+  };
+  void on_connected();
+  void open_status_stream();
+  void open_conversation_stream();
+  void on_conversation_events(const std::vector<transport::SseEvent>& batch);
+  void on_status_events(const std::vector<transport::SseEvent>& batch);
+  void on_stream_ended(int status);
+  void load_conversations();
+  void load_settings();
+  void load_usage();
+  void post_input(const Pending& pending);
+  void control(const QString& action);
+  void patch(const QString& id, const QByteArray& body);
+  void update_history_loaded();
+  void mark_reviewed();
+  void fail(const QString& message);
+
+  Connection connection_;
+  ConversationModel conversation_;
+  RowsModel machines_;
+  RowsModel projects_;
+  RowsModel conversations_;
+  RowsModel providers_;
+  RowsModel models_;
+  SseStream status_stream_;
+  SseStream conversation_stream_;
+  QSettings settings_;
+  QTimer list_refresh_;
+  QTimer review_;
+  QString project_id_;
+  bool show_archived_ = false;
+  bool restored_ = false;
+  bool history_loaded_ = false;
+  qint64 listed_last_seq_ = 0;
+  QString default_provider_;
+  QString settings_file_;
+  QStringList model_choices_;
+  QVariantMap total_usage_;
+  double cost_usd_ = 0;
+  QList<Pending> outbox_;
+  QString last_error_;
+  int duplicates_ = 0;
+  int input_counter_ = 0;
+};
+
+}  // namespace ava::desktop

@@ -1,0 +1,148 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+// The open conversation: its items (from the C++ ConversationModel), the
+// live text of the step in progress, and the composer.
+Rectangle {
+    id: root
+    property var workbench
+    readonly property var conversation: workbench ? workbench.conversation : null
+    property alias composer: composer
+    color: Theme.background
+
+    function scrollToEnd() { list.positionViewAtEnd() }
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 10
+        spacing: 8
+
+        RowLayout {
+            Layout.fillWidth: true
+            Label {
+                objectName: "conversationTitle"
+                text: root.workbench && root.workbench.conversationTitle !== "" ? root.workbench.conversationTitle : "No conversation"
+                font.pixelSize: 16
+                font.bold: true
+                color: Theme.text
+                elide: Text.ElideRight
+                Layout.fillWidth: true
+            }
+            Label {
+                objectName: "activityLabel"
+                text: root.conversation ? (root.conversation.activity !== "" ? root.conversation.activity : root.conversation.driverState) : ""
+                color: root.conversation && root.conversation.driverState === "running" ? Theme.accent : Theme.muted
+            }
+            Label {
+                objectName: "usageLabel"
+                text: root.conversation ? ("↑" + root.conversation.inputTokens + " ↓" + root.conversation.outputTokens
+                      + (root.workbench.costUsd > 0 ? " · $" + root.workbench.costUsd.toFixed(4) : "")) : ""
+                color: Theme.muted
+                font.pixelSize: 11
+            }
+        }
+
+        ListView {
+            id: list
+            objectName: "eventList"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            spacing: 8
+            model: root.conversation
+            reuseItems: true
+            cacheBuffer: 800
+            // Follow the end while the user is there.
+            property bool atEnd: true
+            onMovementEnded: atEnd = list.atYEnd
+            onCountChanged: if (atEnd) Qt.callLater(list.positionViewAtEnd)
+            ScrollBar.vertical: ScrollBar {}
+
+            delegate: Loader {
+                id: row
+                required property string kind
+                required property string text
+                required property string inputKind
+                required property bool claimed
+                required property bool redacted
+                required property string toolName
+                required property string title
+                required property string status
+                required property string arguments
+                required property string command
+                required property string path
+                required property string diff
+                required property string exitInfo
+                required property bool exitBad
+                required property string output
+                required property string level
+                width: ListView.view.width
+                sourceComponent: kind === "tool" ? toolComponent : kind === "thinking" ? thinkingComponent
+                               : kind === "notice" ? noticeComponent : messageComponent
+                Component {
+                    id: messageComponent
+                    MessageItem { role: row.kind; text: row.text; inputKind: row.inputKind; claimed: row.claimed }
+                }
+                Component {
+                    id: thinkingComponent
+                    ThinkingBlock { text: row.text; redacted: row.redacted }
+                }
+                Component {
+                    id: noticeComponent
+                    NoticeItem { text: row.text; level: row.level }
+                }
+                Component {
+                    id: toolComponent
+                    ToolCard {
+                        toolName: row.toolName; title: row.title; status: row.status; arguments: row.arguments
+                        command: row.command; path: row.path; diff: row.diff; exitInfo: row.exitInfo
+                        exitBad: row.exitBad; output: row.output
+                    }
+                }
+            }
+
+            footer: Column {
+                width: list.width
+                spacing: 8
+                topPadding: 8
+                ThinkingBlock {
+                    width: parent.width
+                    visible: root.conversation && root.conversation.liveThinking !== ""
+                    text: root.conversation ? root.conversation.liveThinking : ""
+                    live: true
+                }
+                MessageItem {
+                    objectName: "liveText"
+                    width: parent.width
+                    visible: root.conversation && root.conversation.liveText !== ""
+                    text: root.conversation ? root.conversation.liveText : ""
+                    live: true
+                    onImplicitHeightChanged: if (list.atEnd) Qt.callLater(list.positionViewAtEnd)
+                }
+            }
+
+            Label {
+                anchors.centerIn: parent
+                visible: list.count === 0
+                text: root.workbench && root.workbench.conversationId !== "" ? "Nothing here yet" : "Select or start a conversation (Ctrl+N)"
+                color: Theme.muted
+            }
+        }
+
+        Composer {
+            id: composer
+            objectName: "composer"
+            Layout.fillWidth: true
+            active: root.workbench && root.workbench.conversationId !== "" && root.workbench.connection.state === "connected"
+            driverState: root.conversation && root.conversation.driverState !== "" ? root.conversation.driverState : "idle"
+            modelChoices: root.workbench ? root.workbench.modelChoices : []
+            currentModel: root.conversation && root.conversation.model !== "" ? root.conversation.provider + "/" + root.conversation.model : ""
+            onSubmitted: (text, kind) => { list.atEnd = true; root.workbench.send(text, kind) }
+            onPauseRequested: root.workbench.pause()
+            onResumeRequested: root.workbench.resume()
+            onAbortRequested: root.workbench.abort()
+            onModelChosen: (provider, model) => root.workbench.setModel(provider, model)
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import QtQuick.Window
+
+// The workbench window. State lives in the C++ `workbench`; this file lays
+// it out, keeps the window's geometry in desktop.ini and binds the shortcuts.
+ApplicationWindow {
+    id: window
+    width: workbench.setting("window/width", 1200)
+    height: workbench.setting("window/height", 800)
+    minimumWidth: 640
+    minimumHeight: 420
+    visible: true
+    title: (workbench.conversationTitle !== "" ? workbench.conversationTitle + " — " : "") + "Ava"
+    color: Theme.background
+
+    property string themeMode: themeOverride !== "" ? themeOverride : workbench.setting("theme/mode", "system")
+    property bool settingsOpen: false
+
+    SystemPalette { id: systemPalette }
+    Binding { target: Theme; property: "systemWindow"; value: systemPalette.window }
+    Binding { target: Theme; property: "mode"; value: window.themeMode }
+
+    palette.window: Theme.background
+    palette.windowText: Theme.text
+    palette.base: Theme.raised
+    palette.alternateBase: Theme.surface
+    palette.text: Theme.text
+    palette.button: Theme.raised
+    palette.buttonText: Theme.text
+    palette.highlight: Theme.accent
+    palette.highlightedText: "#ffffff"
+    palette.placeholderText: Theme.muted
+    palette.mid: Theme.border
+    palette.light: Theme.raised
+    palette.dark: Theme.border
+
+    Component.onCompleted: {
+        const x = workbench.setting("window/x", -1)
+        const y = workbench.setting("window/y", -1)
+        if (x >= 0 && y >= 0) { window.x = x; window.y = y }
+        if (workbench.setting("window/maximized", false) === true || workbench.setting("window/maximized", "false") === "true")
+            window.visibility = Window.Maximized
+    }
+    onClosing: {
+        const maximized = window.visibility === Window.Maximized
+        workbench.setSetting("window/maximized", maximized)
+        if (!maximized) {
+            workbench.setSetting("window/x", window.x)
+            workbench.setSetting("window/y", window.y)
+            workbench.setSetting("window/width", window.width)
+            workbench.setSetting("window/height", window.height)
+        }
+        workbench.setSetting("window/sidebar", sidebar.width)
+    }
+
+    // The end-to-end test types its prompt here, as a user would.
+    function automationSend(text) {
+        conversationView.composer.text = text
+        conversationView.composer.submit("followup")
+    }
+    function chooseTheme(mode) {
+        window.themeMode = mode
+        workbench.setSetting("theme/mode", mode)
+    }
+    function stepConversation(delta) {
+        const list = workbench.conversations
+        const at = list.indexOf(workbench.conversationId) + delta
+        if (at >= 0 && at < list.count) workbench.selectConversation(list.get(at).id)
+    }
+
+    Shortcut { sequence: "Ctrl+N"; onActivated: workbench.newConversation("") }
+    Shortcut { sequence: "Ctrl+L"; onActivated: conversationView.composer.focusInput() }
+    Shortcut { sequence: "Ctrl+."; onActivated: workbench.abort() }
+    Shortcut { sequence: "Ctrl+Shift+P"; onActivated: conversationView.composer.paused ? workbench.resume() : workbench.pause() }
+    Shortcut { sequence: "Ctrl+,"; onActivated: window.settingsOpen = !window.settingsOpen }
+    Shortcut { sequence: "Ctrl+Shift+L"; onActivated: window.chooseTheme(Theme.dark ? "light" : "dark") }
+    Shortcut { sequence: "Ctrl+PgDown"; onActivated: window.stepConversation(1) }
+    Shortcut { sequence: "Ctrl+PgUp"; onActivated: window.stepConversation(-1) }
+    Shortcut { sequence: "Ctrl+D"; onActivated: {
+        const at = workbench.conversations.indexOf(workbench.conversationId)
+        if (at >= 0) workbench.setPinned(workbench.conversationId, !workbench.conversations.get(at).pinned)
+    } }
+    Shortcut { sequence: "Ctrl+E"; onActivated: {
+        const at = workbench.conversations.indexOf(workbench.conversationId)
+        if (at >= 0) workbench.setArchived(workbench.conversationId, !workbench.conversations.get(at).archived)
+    } }
+    Shortcut { sequence: "Escape"; enabled: window.settingsOpen; onActivated: window.settingsOpen = false }
+    Shortcut { sequence: StandardKey.Quit; onActivated: window.close() }
+
+    header: Rectangle {
+        implicitHeight: bar.implicitHeight + 8
+        color: Theme.surface
+        RowLayout {
+            id: bar
+            anchors.fill: parent
+            anchors.margins: 4
+            Label {
+                text: "Ava"
+                font.bold: true
+                color: Theme.text
+                leftPadding: 6
+            }
+            Label {
+                objectName: "connectionLabel"
+                text: workbench.connection.state === "connected"
+                      ? "connected to ava-backend (pid " + workbench.connection.pid + ")"
+                      : workbench.connection.state + (workbench.connection.message !== "" ? ": " + workbench.connection.message : "")
+                color: workbench.connection.state === "connected" ? Theme.muted : Theme.warning
+                elide: Text.ElideRight
+                Layout.fillWidth: true
+            }
+            Label {
+                visible: workbench.pendingInputs > 0
+                text: workbench.pendingInputs + " unsent"
+                color: Theme.warning
+            }
+            ToolButton { text: "Settings"; onClicked: window.settingsOpen = !window.settingsOpen }
+        }
+    }
+
+    SplitView {
+        anchors.fill: parent
+        orientation: Qt.Horizontal
+        Sidebar {
+            id: sidebar
+            workbench: window.workbenchObject
+            SplitView.preferredWidth: workbench.setting("window/sidebar", 280)
+            SplitView.minimumWidth: 200
+        }
+        StackLayout {
+            SplitView.fillWidth: true
+            currentIndex: window.settingsOpen ? 1 : 0
+            ConversationView {
+                id: conversationView
+                workbench: window.workbenchObject
+            }
+            SettingsPage {
+                workbench: window.workbenchObject
+                themeMode: window.themeMode
+                onThemeChosen: (mode) => window.chooseTheme(mode)
+                onCloseRequested: window.settingsOpen = false
+            }
+        }
+    }
+    readonly property var workbenchObject: workbench
+
+    // Errors from the backend (a refused request), dismissed by a click.
+    Rectangle {
+        visible: workbench.lastError !== ""
+        anchors.bottom: parent.bottom
+        anchors.horizontalCenter: parent.horizontalCenter
+        anchors.bottomMargin: 90
+        width: Math.min(parent.width - 40, errorText.implicitWidth + 24)
+        height: errorText.implicitHeight + 14
+        radius: Theme.radius
+        color: Theme.error
+        Text { id: errorText; anchors.centerIn: parent; text: workbench.lastError; color: "#ffffff" }
+        MouseArea { anchors.fill: parent; onClicked: workbench.clearError() }
+    }
+}

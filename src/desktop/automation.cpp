@@ -1,0 +1,106 @@
+#include "desktop/automation.hpp"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QImage>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <cstdio>
+
+#include "ava/desktop/workbench.hpp"
+
+namespace ava::desktop {
+
+long resident_kib() {
+  QFile status(QStringLiteral("/proc/self/status"));
+  if (!status.open(QIODevice::ReadOnly)) return -1;
+  for (const auto& line : status.readAll().split('\n')) {
+    if (line.startsWith("VmRSS:")) return line.mid(6).trimmed().split(' ').value(0).toLong();
+  }
+  return -1;
+}
+
+Automation::Automation(AutomationOptions options, Workbench* workbench, QQuickWindow* window,
+                       QObject* parent)
+    : QObject(parent), options_(std::move(options)), workbench_(workbench), window_(window) {
+  poll_.setInterval(100);
+  connect(&poll_, &QTimer::timeout, this, &Automation::step);
+}
+
+void Automation::start() {
+  elapsed_.start();
+  poll_.start();
+}
+
+void Automation::finish(int code, const QString& message) {
+  poll_.stop();
+  std::fprintf(code == 0 ? stdout : stderr, "ava-desktop: %s\n", qPrintable(message));
+  std::fflush(nullptr);
+  QCoreApplication::exit(code);
+}
+
+// A small state machine driven by the poll timer, so that each stage waits
+// for what the previous one caused (the server's answer, the view's rows).
+void Automation::step() {
+  if (elapsed_.elapsed() > options_.timeout_ms) {
+    return finish(3, QStringLiteral("automation timed out at stage '%1' (connection: %2 %3)")
+                         .arg(stage_, workbench_->connection()->state(),
+                              workbench_->connection()->message()));
+  }
+  auto* conversation = workbench_->conversation();
+  if (stage_ == QStringLiteral("connecting")) {
+    if (workbench_->connection()->state() != QStringLiteral("connected")) return;
+    if (!options_.open_conversation.isEmpty()) {
+      workbench_->selectConversation(options_.open_conversation);
+      stage_ = QStringLiteral("loading");
+    } else {
+      workbench_->addProject(options_.project);
+      stage_ = QStringLiteral("project");
+    }
+  } else if (stage_ == QStringLiteral("project")) {
+    if (workbench_->projectId().isEmpty()) return;
+    workbench_->newConversation(QStringLiteral("Desktop end-to-end"));
+    stage_ = QStringLiteral("conversation");
+  } else if (stage_ == QStringLiteral("conversation")) {
+    if (workbench_->conversationId().isEmpty() || conversation->lastSeq() == 0) return;
+    // Through the composer, as typed: the QML sends it with the chosen kind.
+    QMetaObject::invokeMethod(window_, "automationSend", Q_ARG(QVariant, options_.prompt));
+    stage_ = QStringLiteral("answer");
+  } else if (stage_ == QStringLiteral("answer")) {
+    bool tool_done = false;
+    bool answered = false;
+    for (const auto& item : conversation->items()) {
+      if (item.kind == ViewItem::Kind::tool && item.status == QStringLiteral("ok"))
+        tool_done = true;
+      if (item.kind == ViewItem::Kind::assistant && tool_done) answered = true;
+    }
+    if (!answered || conversation->turnOpen()) return;
+    stage_ = QStringLiteral("settle");
+  } else if (stage_ == QStringLiteral("loading")) {
+    if (!workbench_->historyLoaded()) return;
+    stage_ = QStringLiteral("settle");
+  } else if (stage_ == QStringLiteral("settle")) {
+    // A few frames for the view to lay out the last rows.
+    if (++settle_ticks_ < 8) return;
+    if (options_.report_loaded) {
+      return finish(0, QStringLiteral("loaded rows=%1 lastSeq=%2 rss-kib=%3 after %4 ms")
+                           .arg(conversation->rowCount())
+                           .arg(conversation->lastSeq())
+                           .arg(resident_kib())
+                           .arg(elapsed_.elapsed()));
+    }
+    if (!options_.screenshot.isEmpty()) {
+      const QImage image = window_->grabWindow();
+      if (image.isNull() || !image.save(options_.screenshot))
+        return finish(4, QStringLiteral("cannot save the screenshot to ") + options_.screenshot);
+    }
+    finish(0, QStringLiteral("%1; rows=%2 lastSeq=%3 screenshot=%4")
+                  .arg(options_.open_conversation.isEmpty() ? QStringLiteral("answered")
+                                                            : QStringLiteral("opened"))
+                  .arg(conversation->rowCount())
+                  .arg(conversation->lastSeq())
+                  .arg(options_.screenshot));
+  }
+}
+
+}  // namespace ava::desktop

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+class QQuickWindow;
+
+namespace ava::desktop {
+
+class Workbench;
+
+// Scripted runs of the real window, for the end-to-end test and the
+// performance figures: what a user would do, through the same QML paths
+// (the prompt goes through the composer), then a screenshot or a report.
+struct AutomationOptions {
+  QString project;             // register this folder and start a conversation in it
+  QString prompt;              // typed into the composer and sent
+  QString screenshot;          // saved once the answer and a finished tool card are shown
+  QString open_conversation;   // select this conversation
+  bool report_loaded = false;  // print RSS and rows once its history is loaded, then quit
+  int timeout_ms = 60000;
+  bool active() const {
+    return !project.isEmpty() || !open_conversation.isEmpty() || report_loaded;
+  }
+};
+
+class Automation : public QObject {
+  Q_OBJECT
+
+ public:
+  Automation(AutomationOptions options, Workbench* workbench, QQuickWindow* window,
+             QObject* parent = nullptr);
+  void start();
+
+ private:
+  void step();
+  void finish(int code, const QString& message);
+
+  AutomationOptions options_;
+  Workbench* workbench_;
+  QQuickWindow* window_;
+  QTimer poll_;
+  QElapsedTimer elapsed_;
+  QString stage_ = QStringLiteral("connecting");
+  int settle_ticks_ = 0;
+};
+
+// Resident set size of this process in KiB (/proc/self/status VmRSS).
+long resident_kib();
+
+}  // namespace ava::desktop

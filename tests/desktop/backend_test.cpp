@@ -1,0 +1,172 @@
+// The desktop's models and SSE client against the real ava-backend (started
+// by the client through `ava backend start`) and the loopback fake provider.
+#include <csignal>
+
+#include <catch2/catch.hpp>
+
+#include "ava/desktop/workbench.hpp"
+#include "desktop/backend_harness.hpp"
+
+using ava::desktop::ConversationModel;
+using ava::desktop::ViewItem;
+using ava::desktop::Workbench;
+using ava::test::BackendHome;
+using ava::test::process_alive;
+using ava::test::spin_until;
+
+namespace {
+
+int count(const ConversationModel& model, ViewItem::Kind kind) {
+  int n = 0;
+  for (const auto& item : model.items()) n += item.kind == kind ? 1 : 0;
+  return n;
+}
+
+bool has_answer(const ConversationModel& model, const QString& text) {
+  for (const auto& item : model.items())
+    if (item.kind == ViewItem::Kind::assistant && item.text == text) return true;
+  return false;
+}
+
+bool connected(Workbench& workbench) {
+  return workbench.connection()->state() == QStringLiteral("connected");
+}
+
+// Connected, a project registered and a new conversation open.
+void open_conversation(BackendHome& env, Workbench& workbench) {
+  workbench.start();
+  REQUIRE(spin_until([&] { return connected(workbench); }));
+  env.track(workbench.connection()->pid());
+  workbench.addProject(env.project());
+  REQUIRE(spin_until([&] { return !workbench.projectId().isEmpty(); }));
+  workbench.newConversation(QStringLiteral("test"));
+  REQUIRE(spin_until([&] {
+    return !workbench.conversationId().isEmpty() && workbench.conversation()->lastSeq() >= 1;
+  }));
+}
+
+// Kills the backend as a crash would and waits for the client to have
+// started a new one and reconnected.
+void crash_backend(BackendHome& env, Workbench& workbench) {
+  const auto pid = workbench.connection()->pid();
+  const auto epoch = workbench.connection()->epoch();
+  REQUIRE(::kill(static_cast<pid_t>(pid), SIGKILL) == 0);
+  REQUIRE(spin_until([&] { return !process_alive(pid); }));
+  REQUIRE(spin_until([&] {
+    return connected(workbench) && workbench.connection()->epoch() > epoch &&
+           workbench.connection()->pid() != pid;
+  }));
+  env.track(workbench.connection()->pid());
+}
+
+void check_contiguous(const ConversationModel& model) {
+  const auto& seqs = model.applied();
+  REQUIRE(!seqs.empty());
+  for (std::size_t i = 0; i < seqs.size(); ++i) CHECK(seqs[i] == static_cast<std::int64_t>(i) + 1);
+}
+
+}  // namespace
+
+TEST_CASE("a prompt's events arrive in order, and resume after a backend restart",
+          "[desktop][backend]") {
+  BackendHome env;
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  auto& model = *workbench.conversation();
+
+  REQUIRE(workbench.send(QStringLiteral("bash: echo first")));
+  REQUIRE(spin_until([&] { return has_answer(model, "done: first") && !model.turnOpen(); }));
+  CHECK(count(model, ViewItem::Kind::tool) == 1);
+  CHECK(model.items()[1].status == "ok");
+  CHECK(model.items()[1].command == "echo first");
+  const auto seq_before = model.lastSeq();
+
+  crash_backend(env, workbench);
+  REQUIRE(workbench.send(QStringLiteral("bash: echo second")));
+  REQUIRE(spin_until([&] { return has_answer(model, "done: second") && !model.turnOpen(); }));
+
+  CHECK(model.lastSeq() > seq_before);
+  check_contiguous(model);
+  CHECK(workbench.duplicates() == 0);  // the stream resumed from its cursor
+  CHECK(count(model, ViewItem::Kind::user) == 2);
+  CHECK(count(model, ViewItem::Kind::tool) == 2);
+  CHECK(workbench.pendingInputs() == 0);
+  // The navigation models followed.
+  REQUIRE(spin_until([&] { return workbench.conversations()->count() == 1; }));
+  CHECK(workbench.projects()->count() == 1);
+  CHECK(workbench.machines()->get(0).value("state").toString() == "connected");
+}
+
+TEST_CASE("a crash mid-turn shows the recovery and never resends the prompt",
+          "[desktop][backend]") {
+  BackendHome env;
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  auto& model = *workbench.conversation();
+
+  REQUIRE(workbench.send(QStringLiteral("slow: 300: one two three four five six seven eight")));
+  // Live text from the status stream means the turn is streaming.
+  REQUIRE(spin_until([&] { return !model.liveText().isEmpty(); }));
+  CHECK(model.turnOpen());
+  crash_backend(env, workbench);
+
+  // Recovery closes the open turn; the view hears it through the resumed stream.
+  REQUIRE(spin_until([&] { return !model.turnOpen(); }));
+  CHECK(model.liveText().isEmpty());
+  check_contiguous(model);
+  CHECK(workbench.duplicates() == 0);
+  CHECK(count(model, ViewItem::Kind::user) == 1);
+  bool recovered = false;
+  for (const auto& item : model.items())
+    recovered = recovered || item.text.startsWith(QStringLiteral("Recovered after a crash"));
+  CHECK(recovered);
+}
+
+TEST_CASE("input sent while the backend is away is delivered once after the reconnect",
+          "[desktop][backend]") {
+  BackendHome env;
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  auto& model = *workbench.conversation();
+
+  const auto pid = workbench.connection()->pid();
+  REQUIRE(::kill(static_cast<pid_t>(pid), SIGKILL) == 0);
+  REQUIRE(spin_until([&] { return !connected(workbench); }));
+  REQUIRE(workbench.send(QStringLiteral("hello while away")));
+  CHECK(workbench.pendingInputs() == 1);
+  REQUIRE(spin_until([&] { return connected(workbench) && workbench.connection()->pid() != pid; }));
+  env.track(workbench.connection()->pid());
+  REQUIRE(
+      spin_until([&] { return has_answer(model, "echo: hello while away") && !model.turnOpen(); }));
+  CHECK(workbench.pendingInputs() == 0);
+  CHECK(count(model, ViewItem::Kind::user) == 1);
+  check_contiguous(model);
+  CHECK(workbench.duplicates() == 0);
+}
+
+TEST_CASE("pins, archives and the review marker reach the backend and come back in the list",
+          "[desktop][backend]") {
+  BackendHome env;
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  auto& model = *workbench.conversation();
+  const auto id = workbench.conversationId();
+  auto row = [&] { return workbench.conversations()->get(workbench.conversations()->indexOf(id)); };
+
+  REQUIRE(workbench.send(QStringLiteral("hello")));
+  REQUIRE(spin_until([&] { return has_answer(model, "echo: hello") && !model.turnOpen(); }));
+  // The view showed everything: the marker follows, and nothing is unread.
+  REQUIRE(spin_until([&] {
+    return row().value("reviewedSeq").toLongLong() == model.lastSeq() &&
+           !row().value("unread").toBool();
+  }));
+
+  workbench.setPinned(id, true);
+  REQUIRE(spin_until([&] { return row().value("pinned").toBool(); }));
+  workbench.setArchived(id, true);
+  REQUIRE(spin_until([&] { return workbench.conversations()->count() == 0; }));
+  workbench.setShowArchived(true);
+  REQUIRE(spin_until([&] { return workbench.conversations()->count() == 1; }));
+  CHECK(row().value("archived").toBool());
+  CHECK(row().value("title").toString() == "test");
+}

@@ -1,0 +1,41 @@
+import QtQuick
+import QtTest
+import "../../../qml"
+
+Item {
+    width: 600
+    height: 600
+
+    ThinkingBlock { id: thinking; width: 500; text: "considering the options" }
+    ThinkingBlock { id: liveThinking; y: 100; width: 500; text: "streaming"; live: true }
+    MessageItem { id: answer; y: 200; width: 500; role: "assistant"; text: "Use **bold** and `code`" }
+    MessageItem { id: question; y: 300; width: 500; role: "user"; text: "keep **stars**"; inputKind: "steer"; claimed: false }
+
+    TestCase {
+        name: "Blocks"
+        when: windowShown
+
+        function test_thinking_is_collapsed_until_clicked() {
+            verify(!thinking.expanded)
+            verify(!findChild(thinking, "thinkingText").visible)
+            mouseClick(findChild(thinking, "thinkingToggle"))
+            verify(thinking.expanded)
+            verify(findChild(thinking, "thinkingText").visible)
+            mouseClick(findChild(thinking, "thinkingToggle"))
+            verify(!findChild(thinking, "thinkingText").visible)
+        }
+
+        function test_live_thinking_is_open() {
+            verify(findChild(liveThinking, "thinkingText").visible)
+        }
+
+        function test_answers_render_markdown_and_user_text_stays_plain() {
+            const rendered = findChild(answer, "messageText")
+            compare(rendered.textFormat, TextEdit.MarkdownText)
+            compare(rendered.getText(0, rendered.length), "Use bold and code")
+            const typed = findChild(question, "messageText")
+            compare(typed.textFormat, TextEdit.PlainText)
+            compare(typed.getText(0, typed.length), "keep **stars**")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import QtQuick
+import QtTest
+import "../../../qml"
+
+Item {
+    width: 800
+    height: 300
+
+    Composer {
+        id: composer
+        width: 780
+        active: true
+        driverState: "idle"
+        modelChoices: ["anthropic/claude-sonnet-4-5", "openai/gpt-5"]
+    }
+    SignalSpy { id: submitted; target: composer; signalName: "submitted" }
+    SignalSpy { id: paused; target: composer; signalName: "pauseRequested" }
+    SignalSpy { id: resumed; target: composer; signalName: "resumeRequested" }
+    SignalSpy { id: aborted; target: composer; signalName: "abortRequested" }
+
+    TestCase {
+        name: "Composer"
+        when: windowShown
+
+        function init() {
+            submitted.clear(); paused.clear(); resumed.clear(); aborted.clear()
+            composer.text = ""
+            composer.driverState = "idle"
+            composer.active = true
+            findChild(composer, "kindBox").currentIndex = 0
+            composer.focusInput()
+        }
+
+        function test_enter_sends_a_followup_and_clears() {
+            keyClick(Qt.Key_H); keyClick(Qt.Key_I)
+            keyClick(Qt.Key_Return)
+            compare(submitted.count, 1)
+            compare(submitted.signalArguments[0][0], "hi")
+            compare(submitted.signalArguments[0][1], "followup")
+            compare(composer.text, "")
+        }
+
+        function test_ctrl_enter_steers_and_shift_enter_is_a_new_line() {
+            composer.text = "first"
+            findChild(composer, "composerInput").cursorPosition = 5
+            keyClick(Qt.Key_Return, Qt.ShiftModifier)
+            compare(submitted.count, 0)
+            compare(composer.text, "first\n")
+            keyClick(Qt.Key_Return, Qt.ControlModifier)
+            compare(submitted.count, 1)
+            compare(submitted.signalArguments[0][1], "steer")
+        }
+
+        function test_nothing_is_sent_when_empty_or_inactive() {
+            keyClick(Qt.Key_Return)
+            compare(submitted.count, 0)
+            verify(!findChild(composer, "sendButton").enabled)
+            composer.text = "hello"
+            composer.active = false
+            verify(!composer.submit(""))
+            compare(submitted.count, 0)
+        }
+
+        function test_send_button_uses_the_chosen_kind() {
+            composer.text = "go"
+            findChild(composer, "kindBox").currentIndex = 1
+            compare(findChild(composer, "sendButton").text, "Steer")
+            mouseClick(findChild(composer, "sendButton"))
+            compare(submitted.count, 1)
+            compare(submitted.signalArguments[0][1], "steer")
+        }
+
+        function test_turn_controls_follow_the_driver_state() {
+            const pause = findChild(composer, "pauseButton")
+            const abort = findChild(composer, "abortButton")
+            verify(!pause.enabled)
+            verify(!abort.enabled)
+            composer.driverState = "running"
+            verify(pause.enabled)
+            compare(pause.text, "Pause")
+            mouseClick(pause)
+            compare(paused.count, 1)
+            composer.driverState = "paused"
+            compare(pause.text, "Resume")
+            mouseClick(pause)
+            compare(resumed.count, 1)
+            mouseClick(abort)
+            compare(aborted.count, 1)
+        }
+    }
+}
