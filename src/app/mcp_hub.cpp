@@ -80,6 +80,7 @@ struct McpHub::Server {
   std::string print;
   std::shared_ptr<tool::mcp::ServerConnection> connection;
   std::optional<std::vector<ToolInfo>> tools;  // as listed in this process
+  std::uint64_t listed_generation = 0;         // the connection's tools_generation() then
   std::string error;                           // the last listing failure
   bool listing = false;
   std::vector<std::shared_ptr<Gather>> waiting;
@@ -177,6 +178,7 @@ void McpHub::listed(const std::shared_ptr<Server>& server, Result<std::vector<To
     server->listing = false;
     if (tools) {
       server->tools = *tools;
+      server->listed_generation = server->connection->tools_generation();
       server->error.clear();
     } else {
       server->error = tools.error().message;
@@ -224,6 +226,10 @@ McpHub::Offer McpHub::tools_for(const fs::path& project) {
   for (const auto& entry : entries) {
     auto server = server_for(entry);
     std::optional<std::vector<ToolInfo>> tools = server->tools;
+    // The server said its tools changed: offer the old list now, the new one
+    // to agents created after it is listed.
+    if (tools && server->connection->tools_generation() != server->listed_generation)
+      start_listing(server);
     if (!tools) {
       if (!store) {
         if (auto opened = CapabilitiesStore::open(options_.home))
