@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
@@ -76,6 +78,11 @@ std::vector<ToolInfo> tools_from_json(const json& list) {
 }
 
 struct McpHub::Server {
+  explicit Server(const asio::any_io_executor& executor) : strand(asio::make_strand(executor)) {}
+  // The listing task runs here; close() cancels it from here, so a server
+  // stuck in initialize does not hold the process up for its timeout.
+  asio::strand<asio::any_io_executor> strand;
+  asio::cancellation_signal cancel;
   McpServerEntry entry;
   std::string print;
   std::shared_ptr<tool::mcp::ServerConnection> connection;
@@ -149,7 +156,7 @@ std::shared_ptr<McpHub::Server> McpHub::server_for(const McpServerEntry& entry) 
   auto it = servers_.find(entry.name);
   if (it != servers_.end() && it->second->print == print) return it->second;
   if (it != servers_.end()) retired_.push_back(it->second->connection);
-  auto server = std::make_shared<Server>();
+  auto server = std::make_shared<Server>(options_.executor);
   server->entry = entry;
   server->print = print;
   server->connection = tool::mcp::ServerConnection::create(
@@ -168,7 +175,8 @@ void McpHub::start_listing(const std::shared_ptr<Server>& server) {
     auto tools = co_await listed_server->connection->tools();
     hub->listed(listed_server, std::move(tools));
   };
-  asio::co_spawn(options_.executor, list(self, server), asio::detached);
+  asio::co_spawn(server->strand, list(self, server),
+                 asio::bind_cancellation_slot(server->cancel.slot(), asio::detached));
 }
 
 void McpHub::listed(const std::shared_ptr<Server>& server, Result<std::vector<ToolInfo>> tools) {
@@ -265,7 +273,13 @@ asio::awaitable<void> McpHub::close() {
   {
     std::lock_guard lock(mutex_);
     closed_ = true;
-    for (const auto& [name, server] : servers_) connections.push_back(server->connection);
+    for (const auto& [name, server] : servers_) {
+      connections.push_back(server->connection);
+      if (server->listing) {
+        asio::post(server->strand,
+                   [server] { server->cancel.emit(asio::cancellation_type::terminal); });
+      }
+    }
     connections.insert(connections.end(), retired_.begin(), retired_.end());
     servers_.clear();
     retired_.clear();

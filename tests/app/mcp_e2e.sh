@@ -94,6 +94,32 @@ pgrep -f "$fs_server $work/project" > /dev/null && fail "the fs server outlived 
 head -n1 "$work/off.jsonl" | jq -e '.tools | index("mcp__fs__read_text_file") | not' > /dev/null || fail "fs still offered"
 [ "$(tail -n1 "$work/off.jsonl" | jq -r .result)" = "echo: hello" ] || fail "answer without fs"
 
+# A server that never answers holds -p up only for --mcp-wait.
+"$ava" mcp add slow -- node -e 'setInterval(() => {}, 1000)' > /dev/null || fail "add slow"
+"$ava" -p "hello" --provider anthropic --cwd "$work/project" --mcp-wait 300 --output-format stream-json \
+  > "$work/slow.jsonl" 2> "$work/slow.err" || fail "ava -p with a slow server"
+grep -q "MCP server slow (still starting): no tools offered" "$work/slow.err" || fail "slow note"
+[ "$(tail -n1 "$work/slow.jsonl" | jq -r .result)" = "echo: hello" ] || fail "answer with a slow server"
+"$ava" mcp remove slow > /dev/null
+
+# A server that listed its tools once (ava mcp test caches them) and is broken
+# now: its tools are still offered, a call is a tool error the model reads,
+# and the turn completes.
+printf '#!/bin/sh\nexec node "%s" "%s"\n' "$fs_server" "$work/project" > "$work/wrapped.sh"
+chmod +x "$work/wrapped.sh"
+"$ava" mcp add wrapped -- "$work/wrapped.sh" > /dev/null || fail "add wrapped"
+"$ava" mcp test wrapped > /dev/null || fail "test wrapped"
+printf '#!/bin/sh\necho "wrapped is broken now" >&2\nexit 4\n' > "$work/wrapped.sh"
+prompt="tool: mcp__wrapped__read_text_file {\"path\": \"$work/project/notes.txt\"}"
+"$ava" -p "$prompt" --provider anthropic --cwd "$work/project" --output-format stream-json \
+  > "$work/wrapped.jsonl" 2> "$work/wrapped.err" || fail "ava -p with a broken server"
+grep -q "MCP server wrapped (.*): its tools as last listed are offered" "$work/wrapped.err" || fail "wrapped note"
+jq -se '[.[] | select(.type == "tool_result")] | map(.tool_name + ":" + .status) == ["mcp__wrapped__read_text_file:error"]' \
+  "$work/wrapped.jsonl" > /dev/null || fail "wrapped tool result"
+jq -se '[.[] | select(.type == "tool_result")][0].content[0].text | contains("wrapped is broken now")' \
+  "$work/wrapped.jsonl" > /dev/null || fail "the tool error does not quote the server"
+[ "$(tail -n1 "$work/wrapped.jsonl" | jq -r .outcome)" = completed ] || fail "wrapped outcome"
+
 "$ava" mcp remove fs | grep -q "Removed MCP server fs" || fail "remove"
 "$ava" mcp remove fs 2> /dev/null && fail "second remove succeeded"
 echo "ok"
