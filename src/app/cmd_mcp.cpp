@@ -108,7 +108,6 @@ int add(const AddFlags& flags) {
 }
 
 std::string describe(const McpServerEntry& entry, const fs::path* project) {
-  const json shown = to_json(entry, false);
   std::string where;
   if (entry.transport == "stdio") {
     where = entry.command;
