@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -33,7 +34,9 @@ struct ApiContext {
   ConversationHost* host = nullptr;
   StatusFeed* status = nullptr;
   std::shared_ptr<SettingsSource> settings;  // take current() per request
-  std::function<void()> request_shutdown;    // POST /api/shutdown; empty: not offered
+  std::shared_ptr<McpHub> mcp;               // the shared MCP connections
+  std::optional<base::Home> home;
+  std::function<void()> request_shutdown;  // POST /api/shutdown; empty: not offered
 };
 
 // One function per route file (src/app/api_<area>.cpp).
@@ -42,6 +45,7 @@ void add_settings_routes(Router& router, const std::shared_ptr<ApiContext>& cont
 void add_project_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 void add_conversation_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 void add_event_routes(Router& router, const std::shared_ptr<ApiContext>& context);
+void add_mcp_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 
 inline void add_api_routes(Router& router, const std::shared_ptr<ApiContext>& context) {
   add_system_routes(router, context);
@@ -49,6 +53,7 @@ inline void add_api_routes(Router& router, const std::shared_ptr<ApiContext>& co
   add_project_routes(router, context);
   add_conversation_routes(router, context);
   add_event_routes(router, context);
+  add_mcp_routes(router, context);
 }
 
 // Helpers shared by the route files.

@@ -59,6 +59,22 @@ HttpResponse create(const ApiContext& context, const HttpRequest& request) {
   return json_response(201, conversation_json(context, *created));
 }
 
+// The folder of the project a create request names, when it names one.
+std::optional<std::filesystem::path> project_folder(const ApiContext& context,
+                                                    const HttpRequest& request) {
+  auto body = json_body(request);
+  if (!body) return std::nullopt;
+  auto parsed = protocol::parse_create_conversation(*body);
+  if (!parsed) return std::nullopt;
+  auto project = context.registry->project(parsed->project_id);
+  if (!project) return std::nullopt;
+  return std::filesystem::path(project->path);
+}
+
+// How long a new conversation waits for the project's MCP servers to list
+// their tools (they were started when the server started; usually ready).
+constexpr std::chrono::milliseconds mcp_wait{5000};
+
 HttpResponse show(const ApiContext& context, const HttpRequest& request) {
   auto conversation = context.registry->conversation(request.params[0]);
   if (!conversation) return error_response(404, "not_found", "no such conversation");
@@ -176,7 +192,13 @@ HttpResponse context_report(const ApiContext& context, const HttpRequest& reques
 
 void add_conversation_routes(Router& router, const std::shared_ptr<ApiContext>& context) {
   router.add("GET", "/api/conversations", answer(with(context, list)));
-  router.add("POST", "/api/conversations", answer(with(context, create)));
+  router.add("POST", "/api/conversations",
+             [context](Exchange& exchange) -> boost::asio::awaitable<void> {
+               auto folder = project_folder(*context, exchange.request());
+               if (folder && context->mcp) co_await context->mcp->wait_listed(*folder, mcp_wait);
+               HttpResponse reply = create(*context, exchange.request());
+               co_await exchange.respond(std::move(reply));
+             });
   router.add("GET", "/api/conversations/{id}", answer(with(context, show)));
   router.add("PATCH", "/api/conversations/{id}", answer(with(context, patch)));
   router.add("POST", "/api/conversations/{id}/input", answer(with(context, input)));

@@ -25,6 +25,7 @@ int run_cli(int argc, char** argv) {
   add_debug_commands(cli, context);
   add_models_commands(cli, context);
   add_backend_commands(cli, context);
+  add_mcp_commands(cli, context);
   add_prompt_options(cli, context);
   ServeFlags serve;
   add_serve_options(cli, serve);

@@ -16,6 +16,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "app/commands.hpp"
+#include "app/mcp_hub.hpp"
 #include "app/ownership.hpp"
 #include "app/prompt_output.hpp"
 #include "app/providers.hpp"
@@ -46,6 +47,8 @@ struct PromptFlags {
   std::string append_system_prompt;
   std::string output_format = "text";
   bool verbose = false;
+  int mcp_wait_ms = 5000;
+  bool no_mcp = false;
 };
 
 int fail_with(const std::string& message, int code = 1) {
@@ -91,6 +94,36 @@ Result<void> check_not_owned(const base::Home& home, const fs::path& log) {
                           log.filename().string(), owner->pid));
 }
 
+// Runs the io context until `task` is done (other work on it, such as MCP
+// sessions reading, goes on meanwhile and after).
+void run_until_done(asio::io_context& io, asio::awaitable<void> task) {
+  bool done = false;
+  asio::co_spawn(io, std::move(task), [&done](const std::exception_ptr& error) {
+    done = true;
+    if (error) std::rethrow_exception(error);
+  });
+  while (!done && io.run_one() > 0) {
+  }
+  // The context stops itself when its work ran out with the task's last
+  // handler; later runs need it restarted.
+  io.restart();
+}
+
+// The built-in tools and those of the MCP servers enabled for `cwd`. A slow
+// server is waited for at most --mcp-wait; one that does not answer in time
+// offers the tools it listed last time (calls wait for it) or none, and a
+// broken one is reported and left out: neither stops the turn.
+tool::ToolRegistry prompt_tools(asio::io_context& io, McpHub& hub, const fs::path& cwd,
+                                const PromptFlags& flags) {
+  tool::ToolRegistry tools = tool::default_tools();
+  if (flags.no_mcp) return tools;
+  run_until_done(io, hub.wait_listed(cwd, std::chrono::milliseconds(flags.mcp_wait_ms)));
+  auto offer = hub.tools_for(cwd);
+  for (const auto& note : offer.notes) std::fprintf(stderr, "ava: %s\n", note.c_str());
+  for (auto& tool : offer.tools) tools.add(std::move(tool));
+  return tools;
+}
+
 int run_prompt(const PromptFlags& flags) {
   const auto started = std::chrono::steady_clock::now();
   auto format = OutputFormat::text;
@@ -118,7 +151,18 @@ int run_prompt(const PromptFlags& flags) {
   }
 
   asio::io_context io;
+  // This process owns its MCP connections; they close after the agent.
+  auto hub = McpHub::create({.executor = io.get_executor(), .home = *home, .default_cwd = cwd});
+  struct HubCloser {
+    asio::io_context& io;
+    McpHub& hub;
+    ~HubCloser() {
+      io.restart();
+      run_until_done(io, hub.close());
+    }
+  } hub_closer{io, *hub};
   agent::AgentOptions options;
+  options.tools = prompt_tools(io, *hub, cwd, flags);
   options.provider_factory =
       make_provider_factory(io.get_executor(), [settings] { return settings; });
   options.model = {.provider = flags.provider, .model = flags.model};
@@ -163,6 +207,7 @@ int run_prompt(const PromptFlags& flags) {
     }
     auto closed = co_await agent->close();
     if (!closed && !failure) failure = closed.error();
+    co_await hub->close();
     signals.cancel();
   };
   asio::co_spawn(io, run(), [&](const std::exception_ptr& error) {
@@ -204,6 +249,12 @@ void add_prompt_options(CLI::App& cli, CliContext& context) {
       ->check(CLI::IsMember({"text", "json", "stream-json"}))
       ->capture_default_str();
   cli.add_flag("--verbose", flags->verbose, "Print tool activity on stderr");
+  cli.add_option("--mcp-wait", flags->mcp_wait_ms,
+                 "Milliseconds -p waits for MCP servers to list their tools (then goes on)")
+      ->envname("AVA_MCP_WAIT_MS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cli.add_flag("--no-mcp", flags->no_mcp, "Offer no MCP server tools to -p");
 
   cli.callback([&cli, &context, flags] {
     if (!cli.get_subcommands().empty()) return;

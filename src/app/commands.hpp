@@ -17,6 +17,10 @@ void add_session_commands(CLI::App& cli, CliContext& context);
 void add_debug_commands(CLI::App& cli, CliContext& context);
 void add_models_commands(CLI::App& cli, CliContext& context);
 void add_backend_commands(CLI::App& cli, CliContext& context);
+// `ava mcp ...` (cmd_mcp.cpp). Other files attach their own `mcp`
+// subcommands to mcp_command(cli), which creates it on first use.
+void add_mcp_commands(CLI::App& cli, CliContext& context);
+CLI::App& mcp_command(CLI::App& cli);
 // `ava -p`: top-level options rather than a subcommand.
 void add_prompt_options(CLI::App& cli, CliContext& context);
 

@@ -107,6 +107,7 @@ Result<protocol::Conversation> ConversationHost::create(
   agent_options.model = {.provider = request.model.provider, .model = request.model.model};
   agent_options.cwd = project->path;
   agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
+  agent_options.tools = tools_for(project->path);
   agent_options.limits = options_.limits;
   AVA_TRY(auto created,
           agent::Agent::create(options_.executor, log_path(id), std::move(agent_options)));
@@ -148,6 +149,7 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::open(const std::stri
   if (auto conversation = options_.registry->conversation(id)) {
     if (auto project = options_.registry->project(conversation->project_id)) {
       agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
+      agent_options.tools = tools_for(project->path);
     }
   }
   auto opened = agent::Agent::create_at(options_.executor, log_path(id), std::move(agent_options));
@@ -199,6 +201,15 @@ void ConversationHost::on_turn_end(const std::weak_ptr<LiveConversation>& weak) 
                               {"usage", protocol::to_json(usage)},
                               {"lastError", status.last_error}});
   });
+}
+
+tool::ToolRegistry ConversationHost::tools_for(const std::filesystem::path& project) const {
+  tool::ToolRegistry tools = tool::default_tools();
+  if (!options_.mcp) return tools;
+  auto offer = options_.mcp->tools_for(project);
+  for (const auto& note : offer.notes) spdlog::info("{}", note);
+  for (auto& tool : offer.tools) tools.add(std::move(tool));
+  return tools;
 }
 
 std::shared_ptr<LiveConversation> ConversationHost::find_loaded(const std::string& id) const {

@@ -13,6 +13,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "app/event_feed.hpp"
+#include "app/mcp_hub.hpp"
 #include "app/registry.hpp"
 #include "ava/agent/agent.hpp"
 #include "ava/base/home.hpp"
@@ -55,6 +56,9 @@ class ConversationHost {
     StatusFeed* status = nullptr;
     agent::ProviderFactory provider_factory;
     base::Limits limits = base::Limits::defaults();
+    // Shared MCP connections: each agent gets the tools of the servers
+    // enabled in its project. Null: built-in tools only.
+    std::shared_ptr<McpHub> mcp;
   };
   explicit ConversationHost(Options options);
   ~ConversationHost();
@@ -76,6 +80,7 @@ class ConversationHost {
   Result<std::shared_ptr<LiveConversation>> attach(const std::string& id,
                                                    std::unique_ptr<agent::Agent> agent);
   void on_turn_end(const std::weak_ptr<LiveConversation>& weak);
+  tool::ToolRegistry tools_for(const std::filesystem::path& project) const;
 
   Options options_;
   std::mutex load_mutex_;  // one log load at a time: no log is opened twice

@@ -85,12 +85,15 @@ int run_api_server(const ServeOptions& options) {
 
   asio::io_context io(options.threads);
   StatusFeed status;
+  // One connection per MCP server, shared by every conversation.
+  auto mcp = McpHub::create({.executor = io.get_executor(), .home = *home});
   ConversationHost host({.executor = io.get_executor(),
                          .home = *home,
                          .registry = registry->get(),
                          .status = &status,
                          .provider_factory = make_provider_factory(
-                             io.get_executor(), [settings] { return settings->current(); })});
+                             io.get_executor(), [settings] { return settings->current(); }),
+                         .mcp = mcp});
 
   auto context = std::make_shared<ApiContext>();
   context->info = {.mode = options.mode,
@@ -102,6 +105,8 @@ int run_api_server(const ServeOptions& options) {
   context->host = &host;
   context->status = &status;
   context->settings = settings;
+  context->mcp = mcp;
+  context->home = *home;
 
   // Shutdown, the signal wait and the registry flush share one strand.
   auto strand = asio::make_strand(io);
@@ -120,6 +125,7 @@ int run_api_server(const ServeOptions& options) {
             co_await asio::this_coro::throw_if_cancelled(false);
             server->stop_accepting();
             co_await host.close_all();
+            co_await mcp->close();
             status.feed().close();
             flush_timer.cancel();
             if (auto flushed = (*registry)->flush(); !flushed) {
@@ -171,6 +177,7 @@ int run_api_server(const ServeOptions& options) {
     if (!ec) shutdown();
   });
   asio::co_spawn(strand, flush_registry(**registry, flush_timer), asio::detached);
+  mcp->warm();  // tools known before the first conversation asks
 
   std::vector<std::thread> workers;
   for (int i = 1; i < options.threads; ++i) workers.emplace_back([&] { io.run(); });

@@ -20,8 +20,9 @@ struct ServeOptions {
 
 // Runs until SIGINT/SIGTERM (or POST /api/shutdown in backend mode), then
 // shuts down in order: stop accepting, close every agent (running turns end
-// interrupted, tool calls paired, logs synced), end the streams, write the
-// registry, remove backend.json and release the home. Returns the exit code.
+// interrupted, tool calls paired, logs synced), close the shared MCP server
+// connections, end the streams, write the registry, remove backend.json and
+// release the home. Returns the exit code.
 int run_api_server(const ServeOptions& options);
 
 }  // namespace ava::app

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "app/api.hpp"
+#include "app/mcp_hub.hpp"
 #include "ava/session/codec.hpp"
 #include "support/shape_check.hpp"
 
@@ -77,4 +78,29 @@ TEST_CASE("driver status and status stream messages have the declared shapes", "
                                                                          .tool_name = "bash",
                                                                          .label = "Running bash"}),
                               "ToolMessage", "tool") == "");
+}
+
+TEST_CASE("MCP server listings and tests have the declared shapes", "[app][protocol]") {
+  app::McpServerEntry stdio{.name = "fs", .command = "node", .args = {"a"}, .env = {{"K", "v"}}};
+  stdio.projects["/work/p"] = false;
+  CHECK(test::object_mismatch(app::to_json(stdio, false), "McpServer", "stdio") == "");
+  app::McpServerEntry http{.name = "r", .transport = "http", .url = "https://x/mcp"};
+  http.headers["Authorization"] = "Bearer x";
+  auto listed = app::to_json(http, false);
+  listed["enabledHere"] = true;
+  CHECK(test::object_mismatch(listed, "McpServer", "http") == "");
+  app::McpProbe probe;
+  probe.server.name = "s";
+  probe.server.protocol_version = "2025-11-25";
+  probe.tools.push_back({.name = "read_text_file", .description = "reads"});
+  CHECK(test::object_mismatch(app::to_json(probe), "McpServerTest", "probe") == "");
+  // A create body in the declared shape is accepted.
+  const nlohmann::json body{{"name", "x"},
+                            {"type", "http"},
+                            {"url", "http://127.0.0.1:1/mcp"},
+                            {"headers", {{"A", "b"}}},
+                            {"enabled", false},
+                            {"replace", true}};
+  CHECK(test::object_mismatch(body, "CreateMcpServer", "create") == "");
+  CHECK(app::entry_from_json("x", body).has_value());
 }

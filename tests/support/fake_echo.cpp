@@ -93,6 +93,14 @@ FakeReply echo_reply(llm::WireApi api, const RecordedRequest& request) {
     const json arguments{{"command", last.text.substr(6)}};
     response.steps.emplace_back(llm::ToolCallBlock{
         .id = "call_" + std::to_string(call), .name = "bash", .arguments = arguments.dump()});
+  } else if (last.text.rfind("tool: ", 0) == 0) {
+    // "tool: NAME {json arguments}": any tool, e.g. an MCP server's.
+    const std::string rest = last.text.substr(6);
+    const std::size_t space = rest.find(' ');
+    const std::string arguments = space == std::string::npos ? "{}" : rest.substr(space + 1);
+    response.steps.emplace_back(llm::ToolCallBlock{.id = "call_" + std::to_string(call),
+                                                   .name = rest.substr(0, space),
+                                                   .arguments = arguments});
   } else if (last.text.rfind("slow: ", 0) == 0) {
     const std::string rest = last.text.substr(6);
     const std::size_t colon = rest.find(": ");

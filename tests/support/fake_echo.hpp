@@ -9,6 +9,7 @@ namespace ava::test {
 // once (the order of requests between conversations is not fixed, so a
 // queue of replies cannot serve them). It answers the last message:
 //   "bash: CMD"      -> a bash tool call running CMD
+//   "tool: NAME JSON" -> a call of tool NAME with the JSON arguments
 //   "slow: MS: TEXT" -> "TEXT" streamed a word per event, MS apart
 //   a tool result    -> "done: " + the first line of the result
 //   anything else    -> "echo: " + the text

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/mcp_config.hpp"
+#include "ava/base/error.hpp"
+#include "ava/base/home.hpp"
+
+struct sqlite3;
+
+namespace ava::app {
+
+// AVA_HOME/capabilities.sqlite3 (0600; the home is 0700): configured MCP
+// servers with their per-project switches, the last tool list each server
+// gave, skill availability, and a table reserved for OAuth credentials of
+// HTTP servers. WAL journal and a busy timeout, so the backend and a CLI
+// command can use it at once; every change is one transaction. Schema
+// version in PRAGMA user_version. One thread at a time per instance (a
+// transaction spans calls); other threads and processes open their own.
+class CapabilitiesStore {
+ public:
+  static constexpr int schema_version = 1;
+  static Result<CapabilitiesStore> open(const base::Home& home);
+  static Result<CapabilitiesStore> open_file(const std::filesystem::path& file);
+  static std::filesystem::path file_of(const base::Home& home);
+
+  CapabilitiesStore(CapabilitiesStore&&) noexcept = default;
+  CapabilitiesStore& operator=(CapabilitiesStore&&) noexcept = default;
+  ~CapabilitiesStore();
+
+  Result<std::vector<McpServerEntry>> servers() const;  // by name
+  Result<std::optional<McpServerEntry>> server(const std::string& name) const;
+  // already_exists unless replace; a replaced server keeps its project switches.
+  Result<void> add_server(McpServerEntry entry, bool replace);
+  // not_found when there is no such server.
+  Result<void> remove_server(const std::string& name);
+  // enabled: the server's switch in one project; nullopt removes it (the
+  // server's default applies again).
+  Result<McpServerEntry> set_enabled(const std::string& name,
+                                     const std::optional<std::filesystem::path>& project,
+                                     std::optional<bool> enabled);
+  // All or nothing: a name already configured fails the import (naming
+  // every clash) unless replace.
+  struct ImportReport {
+    std::vector<std::string> added;
+    std::vector<std::string> replaced;
+  };
+  Result<ImportReport> import_servers(std::vector<McpServerEntry> entries, bool replace);
+
+  // The tool list a server gave for a configuration (its fingerprint), so an
+  // agent can offer the tools of a server that is slow to start.
+  Result<void> cache_tools(const std::string& name, const std::string& fingerprint,
+                           const nlohmann::json& tools);
+  Result<std::optional<nlohmann::json>> cached_tools(const std::string& name,
+                                                     const std::string& fingerprint) const;
+
+  // Skill availability: a skill switched off everywhere ("" project) or in
+  // one project folder; nullopt removes the switch.
+  Result<void> set_skill_enabled(const std::string& skill, const std::string& project,
+                                 std::optional<bool> enabled);
+  Result<std::optional<bool>> skill_enabled(const std::string& skill,
+                                            const std::string& project) const;
+
+ private:
+  struct Closer {
+    void operator()(sqlite3* db) const;
+  };
+  explicit CapabilitiesStore(std::unique_ptr<sqlite3, Closer> db) : db_(std::move(db)) {}
+  Result<void> write_server(const McpServerEntry& entry);
+  std::unique_ptr<sqlite3, Closer> db_;
+};
+
+}  // namespace ava::app

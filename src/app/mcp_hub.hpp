@@ -1,0 +1,105 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json_fwd.hpp>
+
+#include "app/mcp_config.hpp"
+#include "ava/base/home.hpp"
+#include "ava/tool/mcp/server.hpp"
+
+namespace ava::app {
+
+// The transport configuration of a stored server: stdio servers get their
+// stderr appended to AVA_HOME/logs/mcp-<name>.log; `default_cwd` is their
+// working directory when the entry names none.
+tool::mcp::ServerConfig server_config(const McpServerEntry& entry, const base::Home& home,
+                                      const std::filesystem::path& default_cwd);
+
+// Tool lists as the store caches them.
+nlohmann::json tools_to_json(const std::vector<tool::mcp::ToolInfo>& tools);
+std::vector<tool::mcp::ToolInfo> tools_from_json(const nlohmann::json& json);
+
+// The configured MCP servers one process uses: one ServerConnection per
+// server, shared by every agent the process runs (the backend's
+// conversations, or the one agent of `ava -p`). A server's connection is
+// replaced when its stored configuration changes; agents that hold tools of
+// the old one keep it until close(). Thread-safe.
+class McpHub : public std::enable_shared_from_this<McpHub> {
+ public:
+  struct Options {
+    boost::asio::any_io_executor executor;
+    base::Home home;
+    std::filesystem::path default_cwd;  // for stdio servers without their own cwd
+  };
+  static std::shared_ptr<McpHub> create(Options options);
+  ~McpHub();
+  McpHub(const McpHub&) = delete;
+  McpHub& operator=(const McpHub&) = delete;
+
+  // Waits, at most `wait`, until every server enabled in `project` has
+  // listed its tools in this process or failed to. Servers still starting
+  // go on in the background.
+  boost::asio::awaitable<void> wait_listed(std::filesystem::path project,
+                                           std::chrono::milliseconds wait);
+
+  // The tools of the servers enabled in `project`: as listed in this
+  // process, else as the store cached them for the same configuration (a
+  // call then waits for the server). Servers whose tools are unknown are
+  // left out and start listing in the background. `notes` says, per server
+  // left out or failing, why (for stderr or the log; never secrets).
+  struct Offer {
+    std::vector<std::unique_ptr<tool::Tool>> tools;
+    std::vector<std::string> notes;
+  };
+  Offer tools_for(const std::filesystem::path& project);
+
+  // Starts every server enabled in some project, so their tools are known
+  // before the first conversation asks (the backend at start-up).
+  void warm();
+
+  // Closes every connection (in parallel); later calls offer nothing.
+  boost::asio::awaitable<void> close();
+
+ private:
+  struct Server;
+  struct Gather;
+  explicit McpHub(Options options);
+  std::vector<McpServerEntry> enabled_entries(const std::filesystem::path* project,
+                                              std::vector<std::string>& notes);
+  std::shared_ptr<Server> server_for(const McpServerEntry& entry);  // mutex_ held
+  void start_listing(const std::shared_ptr<Server>& server);        // mutex_ held
+  void listed(const std::shared_ptr<Server>& server,
+              Result<std::vector<tool::mcp::ToolInfo>> tools);
+
+  Options options_;
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<Server>, std::less<>> servers_;
+  std::vector<std::shared_ptr<tool::mcp::ServerConnection>> retired_;
+  bool closed_ = false;
+};
+
+}  // namespace ava::app
+
+namespace ava::app {
+
+// What `ava mcp test` and POST /api/mcp/servers/{name}/test report: a fresh
+// connection's initialize answer and tool list (cached in the store).
+struct McpProbe {
+  tool::mcp::ServerInfo server;
+  std::vector<tool::mcp::ToolInfo> tools;
+};
+boost::asio::awaitable<Result<McpProbe>> probe_server(boost::asio::any_io_executor executor,
+                                                      McpServerEntry entry, base::Home home,
+                                                      std::chrono::milliseconds timeout);
+nlohmann::json to_json(const McpProbe& probe);
+
+}  // namespace ava::app

@@ -1,0 +1,245 @@
+// The capabilities store (AVA_HOME/capabilities.sqlite3) and the mcpServers
+// import, on real SQLite files.
+#include <sys/stat.h>
+
+#include <fstream>
+#include <thread>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "app/capabilities_store.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace ava;
+using nlohmann::json;
+
+namespace {
+
+app::McpServerEntry stdio_entry(std::string name) {
+  app::McpServerEntry entry;
+  entry.name = std::move(name);
+  entry.command = "node";
+  entry.args = {"server.js", "--flag"};
+  entry.env = {{"API_TOKEN", "s3cret"}};
+  entry.source = "cli";
+  return entry;
+}
+
+app::McpServerEntry http_entry(std::string name) {
+  app::McpServerEntry entry;
+  entry.name = std::move(name);
+  entry.transport = "http";
+  entry.url = "https://mcp.example/mcp";
+  entry.headers = {{"Authorization", "Bearer hunter2"}};
+  return entry;
+}
+
+unsigned mode_of(const std::filesystem::path& file) {
+  struct stat info {};
+  REQUIRE(::stat(file.c_str(), &info) == 0);
+  return info.st_mode & 0777;
+}
+
+}  // namespace
+
+TEST_CASE("the store keeps servers across opens, owner-only", "[app][capabilities]") {
+  test::TempDir dir;
+  const auto file = dir.path() / "capabilities.sqlite3";
+  {
+    auto store = app::CapabilitiesStore::open_file(file);
+    REQUIRE(store);
+    REQUIRE(store->add_server(stdio_entry("fs"), false));
+    REQUIRE(store->add_server(http_entry("remote"), false));
+    auto again = store->add_server(stdio_entry("fs"), false);
+    REQUIRE_FALSE(again);
+    CHECK(again.error().code == ErrorCode::already_exists);
+    // While open, the write-ahead log beside it is as private.
+    CHECK(mode_of(file.string() + "-wal") == 0600);
+  }
+  CHECK(mode_of(file) == 0600);
+  auto store = app::CapabilitiesStore::open_file(file);
+  REQUIRE(store);
+  auto servers = store->servers();
+  REQUIRE(servers);
+  REQUIRE(servers->size() == 2);
+  const auto& fs = (*servers)[0];
+  CHECK(fs.name == "fs");
+  CHECK(fs.args == std::vector<std::string>{"server.js", "--flag"});
+  CHECK(fs.env.at("API_TOKEN") == "s3cret");
+  CHECK(fs.enabled);
+  CHECK((*servers)[1].headers.at("Authorization") == "Bearer hunter2");
+
+  REQUIRE(store->remove_server("fs"));
+  auto missing = store->remove_server("fs");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == ErrorCode::not_found);
+  CHECK(store->servers()->size() == 1);
+}
+
+TEST_CASE("a newer schema is refused rather than misread", "[app][capabilities]") {
+  test::TempDir dir;
+  const auto file = dir.path() / "capabilities.sqlite3";
+  REQUIRE(app::CapabilitiesStore::open_file(file));
+  const std::string bump = "python3 -c \"import sqlite3; c = sqlite3.connect('" + file.string() +
+                           "'); c.execute('PRAGMA user_version = 9'); c.commit()\"";
+  REQUIRE(std::system(bump.c_str()) == 0);
+  auto reopened = app::CapabilitiesStore::open_file(file);
+  REQUIRE_FALSE(reopened);
+  CHECK(reopened.error().code == ErrorCode::unsupported);
+}
+
+TEST_CASE("servers are switched per project", "[app][capabilities]") {
+  test::TempDir dir;
+  auto store = app::CapabilitiesStore::open_file(dir.path() / "c.sqlite3");
+  REQUIRE(store);
+  REQUIRE(store->add_server(stdio_entry("fs"), false));
+  auto off = store->set_enabled("fs", std::filesystem::path("/work/a"), false);
+  REQUIRE(off);
+  CHECK_FALSE(app::enabled_for(*off, "/work/a"));
+  CHECK(app::enabled_for(*off, "/work/b"));
+  auto global_off = store->set_enabled("fs", std::nullopt, false);
+  REQUIRE(global_off);
+  auto on_in_b = store->set_enabled("fs", std::filesystem::path("/work/b"), true);
+  REQUIRE(on_in_b);
+  CHECK(app::enabled_for(*on_in_b, "/work/b"));
+  CHECK_FALSE(app::enabled_for(*on_in_b, "/work/c"));
+  auto cleared = store->set_enabled("fs", std::filesystem::path("/work/a"), std::nullopt);
+  REQUIRE(cleared);
+  CHECK(cleared->projects.count("/work/a") == 0);
+  // Replacing a server keeps its switches.
+  REQUIRE(store->add_server(stdio_entry("fs"), true));
+  CHECK(store->server("fs")->value().projects.at("/work/b"));
+  CHECK(store->set_enabled("nope", std::nullopt, true).error().code == ErrorCode::not_found);
+}
+
+TEST_CASE("tool lists are cached per configuration", "[app][capabilities]") {
+  test::TempDir dir;
+  auto store = app::CapabilitiesStore::open_file(dir.path() / "c.sqlite3");
+  REQUIRE(store);
+  auto entry = stdio_entry("fs");
+  REQUIRE(store->add_server(entry, false));
+  const json tools = json::array({{{"name", "read_text_file"}}});
+  REQUIRE(store->cache_tools("fs", app::fingerprint(entry), tools));
+  CHECK(store->cached_tools("fs", app::fingerprint(entry))->value() == tools);
+  entry.args.push_back("/other");
+  CHECK_FALSE(store->cached_tools("fs", app::fingerprint(entry))->has_value());
+  // Removing the server drops its cache; caching for an unknown server does nothing.
+  REQUIRE(store->remove_server("fs"));
+  REQUIRE(store->cache_tools("fs", "x", tools));
+  CHECK_FALSE(store->cached_tools("fs", "x")->has_value());
+}
+
+TEST_CASE("skill availability is kept per project", "[app][capabilities]") {
+  test::TempDir dir;
+  auto store = app::CapabilitiesStore::open_file(dir.path() / "c.sqlite3");
+  REQUIRE(store);
+  CHECK_FALSE(store->skill_enabled("pdf", "")->has_value());
+  REQUIRE(store->set_skill_enabled("pdf", "", false));
+  REQUIRE(store->set_skill_enabled("pdf", "/work/a", true));
+  CHECK(store->skill_enabled("pdf", "")->value() == false);
+  CHECK(store->skill_enabled("pdf", "/work/a")->value() == true);
+  REQUIRE(store->set_skill_enabled("pdf", "", std::nullopt));
+  CHECK_FALSE(store->skill_enabled("pdf", "")->has_value());
+}
+
+TEST_CASE("two writers at once both land", "[app][capabilities]") {
+  test::TempDir dir;
+  const auto file = dir.path() / "c.sqlite3";
+  REQUIRE(app::CapabilitiesStore::open_file(file));
+  auto writer = [&](int base) {
+    auto store = app::CapabilitiesStore::open_file(file);
+    REQUIRE(store);
+    for (int i = 0; i < 20; ++i)
+      REQUIRE(store->add_server(stdio_entry("s" + std::to_string(base + i)), false));
+  };
+  std::thread first(writer, 0);
+  std::thread second(writer, 100);
+  first.join();
+  second.join();
+  CHECK(app::CapabilitiesStore::open_file(file)->servers()->size() == 40);
+}
+
+TEST_CASE("mcpServers documents are imported", "[app][capabilities]") {
+  const json document = json::parse(R"({
+    "mcpServers": {
+      "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+             "env": {"DEBUG": "1"}},
+      "remote": {"type": "http", "url": "https://mcp.example/mcp",
+                 "headers": {"Authorization": "Bearer x"}},
+      "plain": {"url": "http://127.0.0.1:9/mcp"}
+    },
+    "projects": {"/work/p": {"mcpServers": {"local": {"type": "stdio", "command": "./srv"}}}}
+  })");
+  auto entries = app::parse_mcp_servers(document, "import:x.json", std::nullopt);
+  REQUIRE(entries);
+  REQUIRE(entries->size() == 4);
+  CHECK((*entries)[0].name == "fs");
+  CHECK((*entries)[0].env.at("DEBUG") == "1");
+  CHECK((*entries)[1].transport == "http");
+  CHECK((*entries)[2].transport == "http");
+  const auto& local = (*entries)[3];
+  CHECK(local.name == "local");
+  CHECK_FALSE(local.enabled);
+  CHECK(app::enabled_for(local, "/work/p"));
+  CHECK_FALSE(app::enabled_for(local, "/work/q"));
+
+  auto scoped = app::parse_mcp_servers(json::parse(R"({"mcpServers": {"a": {"command": "x"}}})"),
+                                       "import:.mcp.json", std::filesystem::path("/work/r"));
+  REQUIRE(scoped);
+  CHECK_FALSE((*scoped)[0].enabled);
+  CHECK((*scoped)[0].projects.at("/work/r"));
+}
+
+TEST_CASE("a malformed document names the problem and imports nothing", "[app][capabilities]") {
+  test::TempDir dir;
+  auto store = app::CapabilitiesStore::open_file(dir.path() / "c.sqlite3");
+  REQUIRE(store);
+  REQUIRE(store->add_server(stdio_entry("keep"), false));
+  auto check_refused = [&](const char* text, const std::string& says) {
+    INFO(text);
+    auto entries = app::parse_mcp_servers(json::parse(text), "import:bad.json", std::nullopt);
+    REQUIRE_FALSE(entries);
+    CHECK_THAT(entries.error().message, Catch::Contains(says));
+  };
+  check_refused(R"({"servers": {}})", "no \"mcpServers\"");
+  check_refused(R"({"mcpServers": []})", "mcpServers must be an object");
+  check_refused(R"({"mcpServers": {"a": {"command": "x"}, "b": {"args": ["y"]}}})",
+                "server b: a stdio server needs a command");
+  check_refused(R"({"mcpServers": {"a": {"command": "x", "args": "y"}}})", "args must be an array");
+  check_refused(R"({"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}})",
+                "env.K must be a string");
+  check_refused(R"({"mcpServers": {"a": {"type": "sse", "url": "http://x/sse"}}})",
+                "legacy HTTP+SSE");
+  check_refused(R"({"mcpServers": {"bad name": {"command": "x"}}})", "may only use");
+  check_refused(R"({"mcpServers": {"a__b": {"command": "x"}}})", "must not contain \"__\"");
+  check_refused(R"({"mcpServers": {"a": {"type": "http", "url": "ftp://x"}}})",
+                "http:// or https://");
+
+  // A clash with what is configured fails the whole import.
+  auto entries = app::parse_mcp_servers(
+      json::parse(R"({"mcpServers": {"new": {"command": "x"}, "keep": {"command": "y"}}})"), "i",
+      std::nullopt);
+  REQUIRE(entries);
+  auto clash = store->import_servers(*entries, false);
+  REQUIRE_FALSE(clash);
+  CHECK_THAT(clash.error().message, Catch::Contains("keep"));
+  auto after = store->servers();
+  REQUIRE(after->size() == 1);
+  CHECK(after->front().command == "node");
+  auto replaced = store->import_servers(*entries, true);
+  REQUIRE(replaced);
+  CHECK(replaced->added == std::vector<std::string>{"new"});
+  CHECK(replaced->replaced == std::vector<std::string>{"keep"});
+  CHECK(store->server("keep")->value().command == "y");
+}
+
+TEST_CASE("listing redacts secrets unless asked", "[app][capabilities]") {
+  const auto shown = app::to_json(stdio_entry("fs"), false);
+  CHECK(shown["env"]["API_TOKEN"] == "<redacted>");
+  CHECK(shown.dump().find("s3cret") == std::string::npos);
+  CHECK(app::to_json(stdio_entry("fs"), true)["env"]["API_TOKEN"] == "s3cret");
+  const auto remote = app::to_json(http_entry("r"), false);
+  CHECK(remote["headers"]["Authorization"] == "<redacted>");
+  CHECK(remote.dump().find("hunter2") == std::string::npos);
+}
