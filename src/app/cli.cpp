@@ -25,6 +25,9 @@ int run_cli(int argc, char** argv) {
   add_debug_commands(cli, context);
   add_models_commands(cli, context);
   add_backend_commands(cli, context);
+  auto* mcp = cli.add_subcommand("mcp", "MCP servers");
+  mcp->require_subcommand(1);
+  add_mcp_conformance_command(*mcp);
   add_prompt_options(cli, context);
   ServeFlags serve;
   add_serve_options(cli, serve);

@@ -17,6 +17,8 @@ void add_session_commands(CLI::App& cli, CliContext& context);
 void add_debug_commands(CLI::App& cli, CliContext& context);
 void add_models_commands(CLI::App& cli, CliContext& context);
 void add_backend_commands(CLI::App& cli, CliContext& context);
+// `ava mcp conformance-client`, attached to the `mcp` subcommand.
+void add_mcp_conformance_command(CLI::App& mcp);
 // `ava -p`: top-level options rather than a subcommand.
 void add_prompt_options(CLI::App& cli, CliContext& context);
 
