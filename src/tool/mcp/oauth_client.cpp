@@ -13,6 +13,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "ava/tool/mcp/transport.hpp"
 #include "tool/mcp/oauth_internal.hpp"
 
 namespace ava::tool::mcp {
@@ -174,7 +175,6 @@ asio::awaitable<Result<std::string>> authorization_on_strand(StatePtr state) {
   if (!state->cached || state->cached->access_token.empty()) co_return std::string();
   if (!expiring(*state)) co_return state->header();
   if (state->cached->refresh_token.empty()) co_return std::string();  // the 401 signs in again
-  const auto sent = state->header();
   auto refreshed = co_await refresh_once(state);
   if (!refreshed) {
     spdlog::info("mcp {}: token refresh failed: {}", state->config.server_name,

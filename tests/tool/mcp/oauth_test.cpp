@@ -294,3 +294,25 @@ TEST_CASE("OAuth: a refresh in flight at sign-out does not restore credentials",
   REQUIRE(after);
   CHECK(after->empty());
 }
+
+TEST_CASE("OAuth: an agent's request does not wait for the sign-in", "[mcp][oauth]") {
+  AuthServer server;
+  asio::io_context io;
+  auto store = std::make_shared<mcp::MemoryCredentialStore>();
+  auto config = config_for(server, store);
+  config.wait_for_login = false;
+  auto oauth = mcp::OAuthClient::create(io.get_executor(), config);
+
+  // The refused request fails at once; the sign-in goes on in the
+  // background (run() returns once the io_context has nothing left to do,
+  // so it has finished by then).
+  auto first = run(io, call_whoami(oauth, server.url()));
+  REQUIRE(!first);
+  CHECK(first.error().code == ErrorCode::permission_denied);
+  CHECK(first.error().message.find("needs a sign-in") != std::string::npos);
+  CHECK(oauth->logins() == 1);
+
+  auto second = run(io, call_whoami(oauth, server.url()));
+  REQUIRE(second);
+  CHECK(second->find("scope mcp:read") != std::string::npos);
+}

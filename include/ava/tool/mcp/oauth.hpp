@@ -9,15 +9,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 
 #include "ava/base/error.hpp"
-#include "ava/tool/mcp/transport.hpp"
 #include "ava/transport/http_client.hpp"
 
 namespace ava::tool::mcp {
