@@ -38,6 +38,9 @@ struct OAuthClient::State {
   std::vector<asio::steady_timer*> waiters;     // for a refresh or a sign-in
   oauth::RedirectListener* listener = nullptr;  // of the running sign-in
   std::string resource_metadata_url;            // from the last challenge
+  std::string refused_after_refresh;            // what a refresh after a 401 produced
+  std::uint64_t sign_ins = 0;                   // numbers the attempts for the opener
+  std::optional<Error> open_error;              // the running attempt's opener failed
   std::atomic<int> refreshes{0};
   std::atomic<int> logins{0};
 
@@ -219,15 +222,22 @@ asio::awaitable<Result<void>> sign_in(StatePtr state, std::string scope) {
   deadline.async_wait([state, raw = listener.get()](boost::system::error_code error) {
     if (!error && state->listener == raw) raw->cancel();
   });
-  auto open = [](StatePtr owner, std::string link) -> asio::awaitable<void> {
+  // A page that cannot be opened ends the attempt at once, not at the
+  // deadline.
+  auto open = [](StatePtr owner, std::string link, std::uint64_t attempt) -> asio::awaitable<void> {
     co_await asio::this_coro::throw_if_cancelled(false);
     if (auto opened = co_await owner->config.open_url(std::move(link)); !opened) {
       spdlog::warn("mcp {}: could not open the sign-in page: {}", owner->config.server_name,
                    opened.error().message);
+      if (owner->sign_ins == attempt && owner->listener != nullptr) {
+        owner->open_error = opened.error();
+        owner->listener->cancel();
+      }
     }
   };
   spdlog::info("mcp {}: sign in at {}", config.server_name, url);
-  asio::co_spawn(state->strand, open(state, url), asio::detached);
+  state->open_error.reset();
+  asio::co_spawn(state->strand, open(state, url, ++state->sign_ins), asio::detached);
   auto received = co_await listener->wait(expected_state);
   state->listener = nullptr;
   deadline.cancel();
@@ -237,6 +247,11 @@ asio::awaitable<Result<void>> sign_in(StatePtr state, std::string scope) {
       co_return fail(
           ErrorCode::cancelled,
           fmt::format("signed out of MCP server {} during the sign-in", config.server_name));
+    }
+    if (state->open_error) {
+      co_return fail(state->open_error->code,
+                     fmt::format("the sign-in page of MCP server {} could not be opened: {}",
+                                 config.server_name, state->open_error->message));
     }
     co_return fail(ErrorCode::timeout, fmt::format("the sign-in for MCP server {} did not complete",
                                                    config.server_name));
@@ -305,9 +320,14 @@ asio::awaitable<Result<void>> challenged_on_strand(StatePtr state, int status, s
   AVA_CO_TRY_VOID(state->sync());
   // Someone renewed the credentials since this request was sent.
   if (const auto now = state->header(); !now.empty() && now != sent) co_return Result<void>{};
+  // A 401 first tries a refresh, unless the token refused is already the
+  // product of one: then only a sign-in helps.
   if (!step_up && state->cached && !state->cached->refresh_token.empty() &&
-      !state->cached->access_token.empty()) {
-    if (auto refreshed = co_await refresh_once(state); refreshed) co_return Result<void>{};
+      !state->cached->access_token.empty() && sent != state->refused_after_refresh) {
+    if (auto refreshed = co_await refresh_once(state); refreshed) {
+      state->refused_after_refresh = state->header();
+      co_return Result<void>{};
+    }
   }
   std::string scope = challenge.scope;
   if (step_up && state->cached) scope = oauth::scope_union(state->cached->scope, scope);

@@ -55,7 +55,8 @@ class Listener final : public RedirectListener {
   asio::awaitable<Result<Params>> wait(std::string state) override {
     for (;;) {
       auto [error, socket] = co_await acceptor_.async_accept(use_tuple);
-      if (error == asio::error::operation_aborted) {
+      // Closed by cancel(), before or during the accept.
+      if (error == asio::error::operation_aborted || !acceptor_.is_open()) {
         co_return fail(ErrorCode::cancelled, "the sign-in was stopped");
       }
       if (error) co_return fail(ErrorCode::io, "redirect listener: " + error.message());

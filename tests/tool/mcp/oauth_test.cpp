@@ -316,3 +316,18 @@ TEST_CASE("OAuth: an agent's request does not wait for the sign-in", "[mcp][oaut
   REQUIRE(second);
   CHECK(second->find("scope mcp:read") != std::string::npos);
 }
+
+TEST_CASE("OAuth: a sign-in page that cannot be opened ends the sign-in at once", "[mcp][oauth]") {
+  AuthServer server;
+  asio::io_context io;
+  auto config = config_for(server, std::make_shared<mcp::MemoryCredentialStore>());
+  config.open_url = [](std::string) -> asio::awaitable<Result<void>> {
+    co_return ava::fail(ErrorCode::unavailable, "no browser here");
+  };
+  config.login_timeout = std::chrono::hours(1);  // not what ends it
+  auto oauth = mcp::OAuthClient::create(io.get_executor(), config);
+  auto login = run(io, oauth->login(""));
+  REQUIRE(!login);
+  CHECK(login.error().code == ErrorCode::unavailable);
+  CHECK(login.error().message.find("no browser here") != std::string::npos);
+}
