@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -50,6 +51,22 @@ json arguments_for(const std::string& tool) {
   return json::object();
 }
 
+// elicitation/create (form mode): accepted with each field's default, as
+// the elicitation scenario checks (SEP-1034). Only this command answers
+// elicitations; an agent has nobody to ask yet.
+std::optional<json> answer_server_request(const std::string& method, const json& params) {
+  if (method != "elicitation/create") return std::nullopt;
+  json content = json::object();
+  const auto schema = params.value("requestedSchema", json::object());
+  const auto properties = schema.value("properties", json::object());
+  for (const auto& [name, field] : properties.items()) {
+    if (field.is_object() && field.contains("default")) content[name] = field["default"];
+  }
+  return json{{"action", "accept"}, {"content", content}};
+}
+
+json client_capabilities() { return json{{"elicitation", json::object()}}; }
+
 asio::awaitable<Result<void>> run(std::string url, std::string scenario, json context) {
   auto executor = co_await asio::this_coro::executor;
   mcp::OAuthConfig oauth;
@@ -67,6 +84,8 @@ asio::awaitable<Result<void>> run(std::string url, std::string scenario, json co
   mcp::SessionOptions options;
   options.client_name = "ava-conformance-client";
   options.initialize_timeout = std::chrono::seconds(20);
+  options.capabilities = client_capabilities();
+  options.on_request = answer_server_request;
   auto connected = co_await mcp::Session::connect(executor, mcp::make_http_transport(server),
                                                   std::move(options));
   AVA_CO_TRY(auto session, std::move(connected));

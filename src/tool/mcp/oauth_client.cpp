@@ -56,8 +56,10 @@ struct OAuthClient::State {
     return {};
   }
 
+  // Empty without a token or once it expired.
   std::string header() const {
     if (!cached || cached->access_token.empty()) return {};
+    if (cached->expires_at && SystemClock::now() >= *cached->expires_at) return {};
     return "Bearer " + cached->access_token;
   }
 
@@ -177,14 +179,15 @@ asio::awaitable<Result<std::string>> authorization_on_strand(StatePtr state) {
   AVA_CO_TRY_VOID(state->sync());
   if (!state->cached || state->cached->access_token.empty()) co_return std::string();
   if (!expiring(*state)) co_return state->header();
-  if (state->cached->refresh_token.empty()) co_return std::string();  // the 401 signs in again
+  // Without a refresh token it serves until it expires; then the 401 signs in.
+  if (state->cached->refresh_token.empty()) co_return state->header();
   auto refreshed = co_await refresh_once(state);
   if (!refreshed) {
     spdlog::info("mcp {}: token refresh failed: {}", state->config.server_name,
                  refreshed.error().message);
     if (refreshed.error().code == ErrorCode::cancelled)
       co_return std::unexpected(refreshed.error());
-    co_return std::string();  // the server's 401 leads to a sign-in
+    co_return state->header();  // valid a little longer, or empty: a 401 signs in
   }
   co_return state->header();
 }
