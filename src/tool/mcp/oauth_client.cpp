@@ -56,6 +56,12 @@ struct OAuthClient::State {
     return {};
   }
 
+  // The credentials in hand; a pointer to use before the next co_await.
+  OAuthCredentials* credentials() {
+    if (!cached) return nullptr;
+    return &*cached;
+  }
+
   // Empty without a token or once it expired.
   std::string header() const {
     if (!cached || cached->access_token.empty()) return {};
@@ -146,7 +152,9 @@ oauth::Params code_params(const std::string& code, const std::string& verifier,
 asio::awaitable<Result<void>> refresh(StatePtr state) {
   const auto generation = state->cached_generation;
   const auto version = state->version;
-  auto credentials = *state->cached;
+  const auto* current = state->credentials();
+  if (current == nullptr) co_return fail(ErrorCode::cancelled, "signed out before the refresh");
+  auto credentials = *current;
   auto answer = co_await oauth::token_request(state->config.http, credentials.server_metadata,
                                               client_of(credentials), refresh_params(credentials));
   AVA_CO_TRY(const auto tokens, std::move(answer));
@@ -168,19 +176,20 @@ asio::awaitable<Result<void>> refresh_once(StatePtr state) {
   co_return done;
 }
 
-bool expiring(const OAuthClient::State& state) {
-  const auto& expiry = state.cached->expires_at;
-  return expiry && SystemClock::now() + state.config.refresh_margin >= *expiry;
+bool expiring(const OAuthCredentials& credentials, std::chrono::seconds margin) {
+  const auto& expiry = credentials.expires_at;
+  return expiry && SystemClock::now() + margin >= *expiry;
 }
 
 asio::awaitable<Result<std::string>> authorization_on_strand(StatePtr state) {
   co_await asio::this_coro::throw_if_cancelled(false);
   while (state->refreshing) co_await state->wait_change();
   AVA_CO_TRY_VOID(state->sync());
-  if (!state->cached || state->cached->access_token.empty()) co_return std::string();
-  if (!expiring(*state)) co_return state->header();
+  const auto* current = state->credentials();
+  if (current == nullptr || current->access_token.empty()) co_return std::string();
+  if (!expiring(*current, state->config.refresh_margin)) co_return state->header();
   // Without a refresh token it serves until it expires; then the 401 signs in.
-  if (state->cached->refresh_token.empty()) co_return state->header();
+  if (current->refresh_token.empty()) co_return state->header();
   auto refreshed = co_await refresh_once(state);
   if (!refreshed) {
     spdlog::info("mcp {}: token refresh failed: {}", state->config.server_name,
@@ -206,9 +215,10 @@ asio::awaitable<Result<void>> sign_in(StatePtr state, std::string scope) {
 
   oauth::ClientChoice client;
   const auto issuer = found.server_metadata.value("issuer", std::string());
-  if (config.client_id.empty() && state->cached && !state->cached->client_id.empty() &&
-      state->cached->server_metadata.value("issuer", std::string()) == issuer) {
-    client = client_of(*state->cached);
+  const auto* kept = state->credentials();
+  if (config.client_id.empty() && kept != nullptr && !kept->client_id.empty() &&
+      kept->server_metadata.value("issuer", std::string()) == issuer) {
+    client = client_of(*kept);
   } else {
     auto chosen = co_await oauth::choose_client(config, found, redirect_uri, scope);
     AVA_CO_TRY(client, std::move(chosen));
@@ -251,10 +261,10 @@ asio::awaitable<Result<void>> sign_in(StatePtr state, std::string scope) {
           ErrorCode::cancelled,
           fmt::format("signed out of MCP server {} during the sign-in", config.server_name));
     }
-    if (state->open_error) {
-      co_return fail(state->open_error->code,
+    if (const auto open_failed = state->open_error; open_failed) {
+      co_return fail(open_failed->code,
                      fmt::format("the sign-in page of MCP server {} could not be opened: {}",
-                                 config.server_name, state->open_error->message));
+                                 config.server_name, open_failed->message));
     }
     co_return fail(ErrorCode::timeout, fmt::format("the sign-in for MCP server {} did not complete",
                                                    config.server_name));
@@ -325,15 +335,17 @@ asio::awaitable<Result<void>> challenged_on_strand(StatePtr state, int status, s
   if (const auto now = state->header(); !now.empty() && now != sent) co_return Result<void>{};
   // A 401 first tries a refresh, unless the token refused is already the
   // product of one: then only a sign-in helps.
-  if (!step_up && state->cached && !state->cached->refresh_token.empty() &&
-      !state->cached->access_token.empty() && sent != state->refused_after_refresh) {
+  const auto* current = state->credentials();
+  if (!step_up && current != nullptr && !current->refresh_token.empty() &&
+      !current->access_token.empty() && sent != state->refused_after_refresh) {
     if (auto refreshed = co_await refresh_once(state); refreshed) {
       state->refused_after_refresh = state->header();
       co_return Result<void>{};
     }
   }
   std::string scope = challenge.scope;
-  if (step_up && state->cached) scope = oauth::scope_union(state->cached->scope, scope);
+  current = state->credentials();  // the refresh above may have replaced them
+  if (step_up && current != nullptr) scope = oauth::scope_union(current->scope, scope);
   if (state->config.wait_for_login) co_return co_await login_on_strand(state, std::move(scope));
   if (!state->login_running) {
     asio::co_spawn(state->strand, login_on_strand(state, std::move(scope)), asio::detached);

@@ -5,6 +5,8 @@
 // and without metadata the default endpoints /authorize, /token and
 // /register apply.
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -91,7 +93,7 @@ Result<void> check_server_metadata(const json& metadata, std::string_view issuer
   }
   // PKCE is required; a server that does not list S256 cannot be used.
   const auto& methods = metadata.value("code_challenge_methods_supported", json::array());
-  if (std::find(methods.begin(), methods.end(), "S256") == methods.end()) {
+  if (std::ranges::none_of(methods, [](const json& method) { return method == "S256"; })) {
     return fail(ErrorCode::unsupported,
                 fmt::format("authorization server {} does not support PKCE S256", issuer));
   }

@@ -15,7 +15,8 @@ namespace {
 
 bool supports(const json& metadata, const char* field, std::string_view value) {
   const auto& list = metadata.value(field, json::array());
-  return std::find(list.begin(), list.end(), value) != list.end();
+  return std::ranges::any_of(
+      list, [&](const json& item) { return item.is_string() && item.get<std::string>() == value; });
 }
 
 // RFC 8414: without token_endpoint_auth_methods_supported the default is

@@ -21,7 +21,7 @@ using asio::ip::tcp;
 namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
-constexpr std::size_t max_request_head = 16 * 1024;
+constexpr std::size_t max_request_head = std::size_t{16} * 1024;
 
 std::string page(int status, std::string_view text) {
   const auto* reason = status == 200 ? "OK" : (status == 400 ? "Bad Request" : "Not Found");

@@ -107,7 +107,7 @@ UrlOpener browser_opener() {
   };
 }
 
-UrlOpener http_get_opener(transport::HttpClientOptions options) {
+UrlOpener http_get_opener(const transport::HttpClientOptions& options) {
   return [options](std::string url) -> asio::awaitable<Result<void>> {
     for (int hop = 0; hop < 10; ++hop) {
       transport::HttpRequest request{.method = "GET", .url = url, .headers = {}, .body = {}};
@@ -120,7 +120,7 @@ UrlOpener http_get_opener(transport::HttpClientOptions options) {
       auto location = response.header("location");
       if (location.starts_with("/")) {
         AVA_CO_TRY(auto base, transport::Url::parse(url));
-        location = base.origin() + location;
+        location.insert(0, base.origin());
       }
       if (location.empty()) co_return fail(ErrorCode::protocol, "a redirect without Location");
       url = std::move(location);

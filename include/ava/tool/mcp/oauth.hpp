@@ -83,7 +83,7 @@ class MemoryCredentialStore final : public CredentialStore {
 // Returns once the URL was handed over; the code arrives at the listener.
 using UrlOpener = std::function<boost::asio::awaitable<Result<void>>(std::string url)>;
 UrlOpener browser_opener();  // xdg-open, detached
-UrlOpener http_get_opener(transport::HttpClientOptions options);
+UrlOpener http_get_opener(const transport::HttpClientOptions& options);
 
 struct OAuthConfig {
   std::string server_name;  // key in the credential store
