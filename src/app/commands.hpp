@@ -21,6 +21,8 @@ void add_backend_commands(CLI::App& cli, CliContext& context);
 // subcommands to mcp_command(cli), which creates it on first use.
 void add_mcp_commands(CLI::App& cli, CliContext& context);
 CLI::App& mcp_command(CLI::App& cli);
+// `ava mcp conformance-client`, attached to the `mcp` subcommand.
+void add_mcp_conformance_command(CLI::App& mcp);
 // `ava -p`: top-level options rather than a subcommand.
 void add_prompt_options(CLI::App& cli, CliContext& context);
 

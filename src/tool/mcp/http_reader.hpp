@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +33,8 @@ class ResponseReader {
 
   bool is_stream() const { return kind_ == Kind::stream; }
   const std::string& last_event_id() const { return parser_.last_event_id(); }
+  // The stream's `retry:` field: how long to wait before reconnecting.
+  std::optional<std::int64_t> retry_ms() const { return parser_.retry_ms(); }
 
  private:
   enum class Kind { none, json, stream };

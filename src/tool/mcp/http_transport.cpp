@@ -17,6 +17,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "ava/base/text.hpp"
 #include "ava/transport/url.hpp"
 #include "tool/mcp/http_reader.hpp"
 
@@ -132,6 +133,7 @@ Error status_error(State& state, const HttpResponse& response) {
 struct Exchange {
   Result<HttpResponse> response = fail(ErrorCode::internal, "not sent");
   std::string last_event_id;
+  std::optional<std::int64_t> retry_ms;  // the stream's retry: field
   bool stream = false;
   bool answered = false;  // the answer to request_id was delivered
 };
@@ -142,8 +144,8 @@ bool answers(const json& message, const std::optional<json>& request_id) {
 }
 
 // One HTTP exchange; every message in its body is delivered as it arrives.
-asio::awaitable<Exchange> exchange(StatePtr state, HttpRequest request,
-                                   std::optional<json> request_id) {
+asio::awaitable<Exchange> exchange_once(StatePtr state, HttpRequest request,
+                                        std::optional<json> request_id) {
   Exchange outcome;
   auto made = state->client();
   if (!made) {
@@ -171,9 +173,53 @@ asio::awaitable<Exchange> exchange(StatePtr state, HttpRequest request,
     }
   }
   outcome.last_event_id = reader.last_event_id();
+  outcome.retry_ms = reader.retry_ms();
   outcome.stream = reader.is_stream();
   if (outcome.response) state->give_back(std::move(client));
   co_return outcome;
+}
+
+void set_authorization(HttpRequest& request, const std::string& value) {
+  std::erase_if(request.headers, [](const HttpHeader& header) {
+    return base::ascii_lower(header.name) == "authorization";
+  });
+  if (!value.empty()) request.headers.push_back({"Authorization", value});
+}
+
+bool refused(const Exchange& outcome) {
+  return outcome.response && (outcome.response->status == 401 || outcome.response->status == 403);
+}
+
+// An exchange with the server's OAuth bearer token; a refusal goes to the
+// OAuth client, and the request is sent once more when it renewed the
+// credentials (refresh, sign-in, scope step-up).
+asio::awaitable<Exchange> exchange(StatePtr state, HttpRequest request,
+                                   std::optional<json> request_id) {
+  auto oauth = state->server.oauth;
+  if (!oauth) co_return co_await exchange_once(state, std::move(request), request_id);
+  Exchange failed;
+  auto header = co_await oauth->authorization();
+  if (!header) {
+    failed.response = std::unexpected(std::move(header).error());
+    co_return failed;
+  }
+  set_authorization(request, *header);
+  auto outcome = co_await exchange_once(state, request, request_id);
+  if (!refused(outcome) || state->closing) co_return outcome;
+  const auto status = outcome.response->status;
+  auto renewed =
+      co_await oauth->challenged(status, outcome.response->header("www-authenticate"), *header);
+  if (!renewed) {
+    failed.response = std::unexpected(std::move(renewed).error());
+    co_return failed;
+  }
+  header = co_await oauth->authorization();
+  if (!header) {
+    failed.response = std::unexpected(std::move(header).error());
+    co_return failed;
+  }
+  set_authorization(request, *header);
+  co_return co_await exchange_once(state, std::move(request), request_id);
 }
 
 void fail_request(State& state, const json& id, Error reason) {
@@ -188,6 +234,8 @@ asio::awaitable<void> post_request(StatePtr state, std::string body, json id) {
   HttpRequest post = state->post(std::move(body));
   auto outcome = co_await exchange(state, std::move(post), id);
   std::string last_event_id = outcome.last_event_id;
+  auto retry_ms = outcome.retry_ms;
+  asio::steady_timer pause(state->strand);
   for (int attempt = 0;; ++attempt) {
     // Given up on by the session (cancel_request) or closing: no resumption.
     const auto cancelled = (co_await asio::this_coro::cancellation_state).cancelled();
@@ -204,10 +252,18 @@ asio::awaitable<void> post_request(StatePtr state, std::string body, json id) {
                        : std::move(outcome.response).error());
       co_return;
     }
+    // The server said how long to wait (SSE retry:); bounded so a bad
+    // value cannot park the request.
+    if (retry_ms && *retry_ms > 0) {
+      pause.expires_after(std::chrono::milliseconds(std::min<std::int64_t>(*retry_ms, 30'000)));
+      co_await pause.async_wait(use_tuple);
+      if (state->closing) co_return;
+    }
     spdlog::debug("mcp {}: resuming a cut stream after event {}", state->server.url, last_event_id);
     HttpRequest get = state->get(last_event_id);
     outcome = co_await exchange(state, std::move(get), id);
     if (!outcome.last_event_id.empty()) last_event_id = outcome.last_event_id;
+    if (outcome.retry_ms) retry_ms = outcome.retry_ms;
     outcome.stream = true;
   }
 }
@@ -350,6 +406,10 @@ class HttpTransport final : public Transport {
     auto client = HttpClient::create(state->strand, options);
     if (!client) co_return;
     HttpRequest request{.method = "DELETE", .url = server_.url, .headers = state->headers("*/*")};
+    if (server_.oauth) {
+      auto header = co_await server_.oauth->authorization();
+      if (header) set_authorization(request, *header);
+    }
     const transport::BodyHandler ignore_body;
     auto deleted = co_await (*client)->send(request, ignore_body);
     if (!deleted) spdlog::debug("mcp {}: DELETE failed: {}", server_.url, deleted.error().message);

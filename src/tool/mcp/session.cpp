@@ -94,9 +94,9 @@ asio::awaitable<Result<std::shared_ptr<Session>>> Session::connect(
 asio::awaitable<Result<void>> Session::initialize() {
   json params{
       {"protocolVersion", protocol_versions[0]},
-      // Nothing is advertised that Ava does not implement: no roots,
-      // sampling, elicitation or tasks.
-      {"capabilities", json::object()},
+      // Only what the owner handles (options_.on_request); by default
+      // nothing: no roots, sampling, elicitation or tasks.
+      {"capabilities", options_.capabilities},
       {"clientInfo", {{"name", options_.client_name}, {"version", options_.client_version}}}};
   RequestOptions request_options{.timeout = options_.initialize_timeout};
   std::string method = "initialize";
@@ -271,7 +271,7 @@ void Session::on_message(const json& value) {
   auto& message = *classified;
   using Kind = jsonrpc::Message::Kind;
   switch (message.kind) {
-    case Kind::request: on_server_request(message.method, message.id); return;
+    case Kind::request: on_server_request(message.method, message.id, message.params); return;
     case Kind::notification: on_server_notification(message.method, message.params); return;
     case Kind::response:
     case Kind::error: break;
@@ -294,12 +294,18 @@ void Session::on_message(const json& value) {
   pending_.erase(found);
 }
 
-void Session::on_server_request(const std::string& method, const json& id) {
+void Session::on_server_request(const std::string& method, const json& id, const json& params) {
   if (method == "ping") {
     respond(jsonrpc::make_response(id, json::object()));
     return;
   }
-  // The client advertises no capabilities, so roots/list, sampling and
+  if (options_.on_request) {
+    if (auto result = options_.on_request(method, params)) {
+      respond(jsonrpc::make_response(id, std::move(*result)));
+      return;
+    }
+  }
+  // Not advertised (or declined by the owner): roots/list, sampling and
   // elicitation requests are not ours to serve.
   respond(jsonrpc::make_error(id, jsonrpc::method_not_found,
                               fmt::format("Method not found: {}", method)));

@@ -176,6 +176,33 @@ TEST_CASE("mcp session answers the server's ping and refuses what it does not of
   });
 }
 
+// The owner's capabilities and handler (what the conformance client uses
+// for elicitation): roots advertised and answered.
+ava::tool::mcp::SessionOptions with_roots() {
+  ava::tool::mcp::SessionOptions options;
+  options.capabilities = json{{"roots", json::object()}};
+  options.on_request = [](const std::string& method, const json&) -> std::optional<json> {
+    if (method != "roots/list") return std::nullopt;
+    return json{{"roots", json::array()}};
+  };
+  return options;
+}
+
+TEST_CASE("mcp session answers server requests its owner handles", "[tool][mcp][stdio]") {
+  AVA_REQUIRE_MCP_SERVERS();
+  run_coroutine([](asio::io_context& io) -> asio::awaitable<bool> {
+    const auto test_server = ava::test::test_server_stdio();
+    const auto options = with_roots();
+    auto session = co_await connect(io, test_server, options);
+    const json ask = {{"name", "ask-client"}, {"arguments", json::object()}};
+    auto result = co_await session->request(tools_call, ask, defaults);
+    REQUIRE(result.has_value());
+    CHECK((*result)["content"][0]["text"] == "ping: ok; roots/list: answered");
+    co_await session->close();
+    co_return true;
+  });
+}
+
 TEST_CASE("mcp session delivers list_changed notifications", "[tool][mcp][stdio]") {
   AVA_REQUIRE_MCP_SERVERS();
   run_coroutine([](asio::io_context& io) -> asio::awaitable<bool> {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ava/base/limits.hpp"
+#include "ava/tool/mcp/oauth.hpp"
 #include "ava/tool/mcp/transport.hpp"
 #include "ava/transport/http_client.hpp"
 
@@ -22,6 +23,11 @@ struct HttpServer {
   std::size_t max_message = base::Limits::defaults().mcp_message;
   int resume_attempts = 3;                        // per cut stream, with Last-Event-ID
   std::chrono::milliseconds close_timeout{5000};  // for the DELETE
+  // OAuth for this server: its bearer token goes on every request, and a
+  // 401 (or a 403 insufficient_scope) is handed to it; the request is sent
+  // once more when it renewed the credentials. Shared by the transports of
+  // one server (a restart keeps the sign-in).
+  std::shared_ptr<OAuthClient> oauth;
 };
 
 // Every message is a POST with Accept: application/json, text/event-stream;
@@ -31,7 +37,8 @@ struct HttpServer {
 // resumed with GET and Last-Event-ID. close() cancels what is in flight and
 // DELETEs the session. 404 for a known session (400 from some servers)
 // means the session is gone: the transport reports itself closed so its
-// owner starts a new one.
+// owner starts a new one. Without `oauth`, 401 and 403 are
+// permission_denied.
 std::unique_ptr<Transport> make_http_transport(HttpServer server);
 
 }  // namespace ava::tool::mcp

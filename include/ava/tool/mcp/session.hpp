@@ -45,6 +45,14 @@ struct SessionOptions {
   // The server's notifications besides progress and logging
   // (notifications/tools/list_changed, ...): method and params, on the strand.
   std::function<void(const std::string& method, const nlohmann::json& params)> on_notification;
+  // What the client advertises in initialize, and the handler of the
+  // server's requests that come with it (elicitation/create, roots/list,
+  // ...), on the strand: a result, or nullopt for -32601. Nothing by
+  // default: Ava's agents implement none of these yet.
+  nlohmann::json capabilities = nlohmann::json::object();
+  std::function<std::optional<nlohmann::json>(const std::string& method,
+                                              const nlohmann::json& params)>
+      on_request;
 };
 
 // What initialize told us.
@@ -109,7 +117,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_message(const nlohmann::json& message);
   void on_closed(Error reason);
   void on_request_failed(const nlohmann::json& id, Error reason);
-  void on_server_request(const std::string& method, const nlohmann::json& id);
+  void on_server_request(const std::string& method, const nlohmann::json& id,
+                         const nlohmann::json& params);
   void on_server_notification(const std::string& method, const nlohmann::json& params);
   void respond(nlohmann::json message);
 

@@ -1,0 +1,170 @@
+// Discovery after the MCP authorization spec: the protected resource
+// metadata (RFC 9728) names the authorization server, whose metadata (RFC
+// 8414 or OpenID Connect discovery) names the endpoints. A 2025-03-26
+// server has no resource metadata: its origin is the authorization server,
+// and without metadata the default endpoints /authorize, /token and
+// /register apply.
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "ava/transport/url.hpp"
+#include "tool/mcp/oauth_internal.hpp"
+
+namespace ava::tool::mcp::oauth {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+std::string trim_slash(std::string_view text) {
+  while (text.size() > 1 && text.back() == '/') text.remove_suffix(1);
+  return std::string(text);
+}
+
+// The path of a URL without its query ("/" and "" are both empty here).
+std::string path_of(const transport::Url& url) {
+  std::string path = url.target.substr(0, url.target.find('?'));
+  if (path == "/") path.clear();
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  return path;
+}
+
+std::string string_list(const json& value) {
+  std::string out;
+  if (!value.is_array()) return out;
+  for (const auto& item : value) {
+    if (item.is_string()) out += (out.empty() ? "" : " ") + item.get<std::string>();
+  }
+  return out;
+}
+
+asio::awaitable<Result<json>> resource_metadata(transport::HttpClientOptions options,
+                                                const transport::Url& server,
+                                                std::string from_header) {
+  std::vector<std::string> candidates;
+  if (!from_header.empty()) candidates.push_back(from_header);
+  if (const auto path = path_of(server); !path.empty()) {
+    candidates.push_back(server.origin() + "/.well-known/oauth-protected-resource" + path);
+  }
+  candidates.push_back(server.origin() + "/.well-known/oauth-protected-resource");
+  Error last{ErrorCode::not_found, "no protected resource metadata"};
+  for (const auto& url : candidates) {
+    auto found = co_await get_json(options, url);
+    if (found) co_return std::move(*found);
+    spdlog::debug("mcp oauth: {}", found.error().message);
+    last = std::move(found).error();
+    if (last.code != ErrorCode::not_found) co_return std::unexpected(std::move(last));
+  }
+  co_return std::unexpected(std::move(last));
+}
+
+// RFC 8414 §3 for an issuer with a path inserts the well-known part before
+// it; OpenID Connect discovery appends it, and the spec tries both.
+std::vector<std::string> server_metadata_urls(const transport::Url& issuer) {
+  const auto origin = issuer.origin();
+  const auto path = path_of(issuer);
+  if (path.empty()) {
+    return {origin + "/.well-known/oauth-authorization-server",
+            origin + "/.well-known/openid-configuration"};
+  }
+  return {origin + "/.well-known/oauth-authorization-server" + path,
+          origin + "/.well-known/openid-configuration" + path,
+          origin + path + "/.well-known/openid-configuration"};
+}
+
+// A 2025-03-26 server (legacy) guessed its origin as the issuer, so the
+// issuer named in the metadata cannot be held against it.
+Result<void> check_server_metadata(const json& metadata, std::string_view issuer, bool legacy) {
+  for (const char* field : {"authorization_endpoint", "token_endpoint"}) {
+    if (!metadata.contains(field) || !metadata[field].is_string()) {
+      return fail(ErrorCode::protocol,
+                  fmt::format("authorization server {} metadata lacks {}", issuer, field));
+    }
+  }
+  if (!legacy && metadata.contains("issuer") &&
+      trim_slash(metadata.value("issuer", "")) != trim_slash(issuer)) {
+    return fail(ErrorCode::protocol,
+                fmt::format("authorization server metadata names issuer {} instead of {}",
+                            metadata.value("issuer", ""), issuer));
+  }
+  // PKCE is required; a server that does not list S256 cannot be used.
+  const auto& methods = metadata.value("code_challenge_methods_supported", json::array());
+  if (std::ranges::none_of(methods, [](const json& method) { return method == "S256"; })) {
+    return fail(ErrorCode::unsupported,
+                fmt::format("authorization server {} does not support PKCE S256", issuer));
+  }
+  return {};
+}
+
+// Not built inside the coroutine: g++ 12 trips over braced lists there.
+json legacy_metadata(const std::string& issuer) {
+  return json{{"issuer", issuer},
+              {"authorization_endpoint", issuer + "/authorize"},
+              {"token_endpoint", issuer + "/token"},
+              {"registration_endpoint", issuer + "/register"},
+              {"code_challenge_methods_supported", json::array({"S256"})}};
+}
+
+}  // namespace
+
+bool resource_covers(std::string_view resource, std::string_view server_url) {
+  auto a = transport::Url::parse(resource);
+  auto b = transport::Url::parse(server_url);
+  if (!a || !b || a->origin() != b->origin()) return false;
+  const auto prefix = path_of(*a);
+  const auto path = path_of(*b);
+  return path == prefix || (path.starts_with(prefix) && path[prefix.size()] == '/');
+}
+
+asio::awaitable<Result<Discovery>> discover(transport::HttpClientOptions options,
+                                            std::string server_url,
+                                            std::string resource_metadata_url) {
+  AVA_CO_TRY(auto server, transport::Url::parse(server_url));
+  Discovery out;
+  auto prm = co_await resource_metadata(options, server, std::move(resource_metadata_url));
+  std::string issuer;
+  if (prm) {
+    const auto& doc = *prm;
+    const auto resource = doc.value("resource", std::string());
+    if (resource.empty() || !resource_covers(resource, server_url)) {
+      co_return fail(ErrorCode::protocol,
+                     fmt::format("protected resource metadata names resource '{}', not {}",
+                                 resource, server_url));
+    }
+    const auto& servers = doc.value("authorization_servers", json::array());
+    if (servers.empty() || !servers[0].is_string()) {
+      co_return fail(ErrorCode::protocol,
+                     "protected resource metadata names no authorization server");
+    }
+    issuer = servers[0].get<std::string>();
+    out.resource = resource;
+    out.scopes_supported = string_list(doc.value("scopes_supported", json::array()));
+    out.resource_metadata = doc;
+  } else if (prm.error().code != ErrorCode::not_found) {
+    co_return std::unexpected(std::move(prm).error());
+  } else {
+    issuer = server.origin();  // 2025-03-26
+  }
+  AVA_CO_TRY(auto issuer_url, transport::Url::parse(issuer));
+  for (const auto& url : server_metadata_urls(issuer_url)) {
+    auto found = co_await get_json(options, url);
+    if (!found && found.error().code == ErrorCode::not_found) continue;
+    if (!found) co_return std::unexpected(std::move(found).error());
+    AVA_CO_TRY_VOID(check_server_metadata(*found, issuer, out.resource_metadata.is_null()));
+    out.server_metadata = std::move(*found);
+    co_return out;
+  }
+  if (!out.resource_metadata.is_null()) {
+    co_return fail(ErrorCode::not_found,
+                   fmt::format("authorization server {} publishes no metadata", issuer));
+  }
+  // 2025-03-26 without metadata: the default endpoints at the origin.
+  out.server_metadata = legacy_metadata(issuer);
+  co_return out;
+}
+
+}  // namespace ava::tool::mcp::oauth
