@@ -1,10 +1,23 @@
 // /api/mcp/servers: the MCP servers of capabilities.sqlite3, as `ava mcp`
-// manages them. Secrets (env and header values) are never sent back.
+// manages them. Secrets (env and header values, tokens) are never sent back.
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 
 #include "app/api.hpp"
 #include "app/capabilities_store.hpp"
+#include "app/mcp_login.hpp"
+#include "app/stored_credentials.hpp"
 
 namespace ava::app {
 namespace {
@@ -13,15 +26,21 @@ namespace asio = boost::asio;
 using nlohmann::json;
 
 constexpr std::chrono::milliseconds test_timeout{30'000};
+constexpr std::chrono::milliseconds page_timeout{30'000};      // discovery and registration
+constexpr std::chrono::milliseconds sign_in_timeout{300'000};  // the person in the browser
 
 Result<CapabilitiesStore> store_of(const ApiContext& context) {
   if (!context.home) return fail(ErrorCode::unavailable, "no home");
   return CapabilitiesStore::open(*context.home);
 }
 
-json server_json(const McpServerEntry& entry, const std::optional<protocol::Project>& project) {
+json server_json(const ApiContext& context, const McpServerEntry& entry,
+                 const std::optional<protocol::Project>& project) {
   json out = to_json(entry, false);
   if (project) out["enabledHere"] = enabled_for(entry, project->path);
+  if (entry.transport == "http" && context.home) {
+    if (auto in = StoredCredentials(*context.home).signed_in(entry.name)) out["signedIn"] = *in;
+  }
   return out;
 }
 
@@ -36,7 +55,7 @@ HttpResponse list(const ApiContext& context, const HttpRequest& request) {
   auto servers = store->servers();
   if (!servers) return error_response(servers.error());
   json items = json::array();
-  for (const auto& entry : *servers) items.push_back(server_json(entry, project));
+  for (const auto& entry : *servers) items.push_back(server_json(context, entry, project));
   return json_response(200, {{"servers", std::move(items)}});
 }
 
@@ -54,7 +73,7 @@ HttpResponse add(const ApiContext& context, const HttpRequest& request) {
   if (auto added = store->add_server(*entry, replace); !added) return error_response(added.error());
   auto stored = store->server(entry->name);
   if (!stored || !*stored) return error_response(500, "internal", "the server was not stored");
-  return json_response(201, server_json(**stored, std::nullopt));
+  return json_response(201, server_json(context, **stored, std::nullopt));
 }
 
 Result<std::optional<bool>> enabled_of(const HttpRequest& request) {
@@ -71,7 +90,7 @@ HttpResponse patch(const ApiContext& context, const HttpRequest& request) {
   if (!store) return error_response(store.error());
   auto entry = store->set_enabled(request.params[0], std::nullopt, *enabled);
   if (!entry) return error_response(entry.error());
-  return json_response(200, server_json(*entry, std::nullopt));
+  return json_response(200, server_json(context, *entry, std::nullopt));
 }
 
 HttpResponse remove(const ApiContext& context, const HttpRequest& request) {
@@ -90,7 +109,7 @@ HttpResponse switch_in_project(const ApiContext& context, const HttpRequest& req
   if (!store) return error_response(store.error());
   auto entry = store->set_enabled(request.params[0], std::filesystem::path(project->path), enabled);
   if (!entry) return error_response(entry.error());
-  return json_response(200, server_json(*entry, project));
+  return json_response(200, server_json(context, *entry, project));
 }
 
 HttpResponse set_in_project(const ApiContext& context, const HttpRequest& request) {
@@ -117,6 +136,127 @@ HttpResponse probe_response(const std::string& name, const Result<McpProbe>& pro
                           "server " + name + ": " + probe.error().message);
   }
   return json_response(200, to_json(*probe));
+}
+
+// Sign-ins started through the API: at most one per server, so a second
+// login or a logout ends the one running.
+struct SignIns {
+  struct Running {
+    std::uint64_t id = 0;
+    std::shared_ptr<tool::mcp::OAuthClient> client;
+  };
+  std::mutex mutex;
+  std::uint64_t next_id = 0;
+  std::map<std::string, Running> running;
+
+  // The client is kept here while it waits for the browser; the one it
+  // replaces is dropped, which stops its listener.
+  std::uint64_t replace(const std::string& name, std::shared_ptr<tool::mcp::OAuthClient> client) {
+    Running previous;
+    std::lock_guard lock(mutex);
+    const std::uint64_t id = ++next_id;
+    previous = std::exchange(running[name], Running{id, std::move(client)});
+    return id;
+  }
+  // The running sign-in of `name` (only if it is `id`, when given).
+  std::shared_ptr<tool::mcp::OAuthClient> take(const std::string& name, std::uint64_t id = 0) {
+    std::lock_guard lock(mutex);
+    auto found = running.find(name);
+    if (found == running.end() || (id != 0 && found->second.id != id)) return {};
+    auto client = std::move(found->second.client);
+    running.erase(found);
+    return client;
+  }
+};
+
+// Where the sign-in page is handed from the OAuth client to the request
+// that started it: the page's URL, or the failure that came first.
+struct PageHandoff {
+  explicit PageHandoff(const asio::any_io_executor& executor)
+      : strand(asio::make_strand(executor)), wake(strand, page_timeout) {}
+  asio::strand<asio::any_io_executor> strand;
+  asio::steady_timer wake;
+  std::optional<std::string> url;
+  std::optional<Error> failure;
+};
+
+asio::awaitable<Result<std::string>> wait_for_page(std::shared_ptr<PageHandoff> handoff) {
+  co_await asio::this_coro::throw_if_cancelled(false);
+  if (!handoff->url && !handoff->failure) {
+    co_await handoff->wake.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+  if (handoff->url) co_return *handoff->url;
+  if (handoff->failure) co_return std::unexpected(*handoff->failure);
+  co_return fail(ErrorCode::timeout, "the authorization server did not answer in time");
+}
+
+// POST /api/mcp/servers/{name}/login: discovery and registration happen
+// here; the answer carries the sign-in page for the client to open. The
+// browser is then redirected to this server's loopback listener, and the
+// sign-in completes in the background (GET /api/mcp/servers: signedIn).
+asio::awaitable<void> login(std::shared_ptr<ApiContext> context, std::shared_ptr<SignIns> sign_ins,
+                            Exchange& exchange) {
+  const std::string name = exchange.request().params[0];
+  std::string scope;
+  if (!exchange.request().body.empty()) {
+    auto body = json_body(exchange.request());
+    if (!body || !body->is_object() || (body->contains("scope") && !(*body)["scope"].is_string())) {
+      HttpResponse reply =
+          error_response(400, "invalid_argument", "the body must be {\"scope\": string}");
+      co_await exchange.respond(std::move(reply));
+      co_return;
+    }
+    scope = body->value("scope", std::string());
+  }
+  auto entry = entry_named(*context, name);
+  auto executor = co_await asio::this_coro::executor;
+  auto handoff = std::make_shared<PageHandoff>(executor);
+  tool::mcp::UrlOpener hand_over = [handoff](std::string url) -> asio::awaitable<Result<void>> {
+    asio::post(handoff->strand, [handoff, url = std::move(url)]() mutable {
+      if (!handoff->url && !handoff->failure) handoff->url = std::move(url);
+      handoff->wake.cancel();
+    });
+    co_return Result<void>{};
+  };
+  Result<std::shared_ptr<tool::mcp::OAuthClient>> client =
+      entry ? sign_in_client(executor, *entry, std::make_shared<StoredCredentials>(*context->home),
+                             std::move(hand_over), sign_in_timeout)
+            : Result<std::shared_ptr<tool::mcp::OAuthClient>>(std::unexpected(entry.error()));
+  if (!client) {
+    HttpResponse reply = error_response(client.error());
+    co_await exchange.respond(std::move(reply));
+    co_return;
+  }
+  const auto id = sign_ins->replace(name, *client);
+  auto on_done = [handoff, sign_ins, name, id](const std::exception_ptr&, Result<void> done) {
+    auto finished = sign_ins->take(name, id);
+    if (done) spdlog::info("mcp {}: signed in through the API", name);
+    asio::post(handoff->strand, [handoff, done = std::move(done), finished]() mutable {
+      if (!done && !handoff->url) handoff->failure = done.error();
+      handoff->wake.cancel();
+      // `finished` (the client) goes here, off its own strand.
+    });
+  };
+  asio::co_spawn(executor, (*client)->login(scope), std::move(on_done));
+  auto page = co_await asio::co_spawn(handoff->strand, wait_for_page(handoff), asio::use_awaitable);
+  HttpResponse reply =
+      page ? json_response(200,
+                           {{"authorizationUrl", *page}, {"timeoutMs", sign_in_timeout.count()}})
+           : error_response(502, "mcp_server_failed",
+                            "sign-in to " + name + " failed: " + page.error().message);
+  co_await exchange.respond(std::move(reply));
+}
+
+HttpResponse logout(const ApiContext& context, SignIns& sign_ins, const HttpRequest& request) {
+  const std::string& name = request.params[0];
+  auto entry = entry_named(context, name);
+  if (!entry) return error_response(entry.error());
+  if (auto running = sign_ins.take(name)) (void)running->sign_out();
+  StoredCredentials credentials(*context.home);
+  auto was = credentials.signed_in(name);
+  if (!was) return error_response(was.error());
+  if (auto erased = credentials.erase(name); !erased) return error_response(erased.error());
+  return json_response(200, {{"signedOut", *was}});
 }
 
 }  // namespace
@@ -147,6 +287,15 @@ void add_mcp_routes(Router& router, const std::shared_ptr<ApiContext>& context) 
                HttpResponse reply = probe_response(name, probe);
                co_await exchange.respond(std::move(reply));
              });
+  auto sign_ins = std::make_shared<SignIns>();
+  router.add("POST", "/api/mcp/servers/{name}/login",
+             [context, sign_ins](Exchange& exchange) -> asio::awaitable<void> {
+               co_await login(context, sign_ins, exchange);
+             });
+  router.add("POST", "/api/mcp/servers/{name}/logout",
+             answer([context, sign_ins](const HttpRequest& request) {
+               return logout(*context, *sign_ins, request);
+             }));
 }
 
 }  // namespace ava::app

@@ -61,15 +61,29 @@ CREATE TABLE oauth_credentials(
 PRAGMA user_version = 1;
 )sql";
 
+// v2: a revision per credentials row that every save and erase moves on
+// (the generation moves only on erase), so another process's sign-in is seen.
+constexpr const char* schema_v2 = R"sql(
+ALTER TABLE oauth_credentials ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+PRAGMA user_version = 2;
+)sql";
+
 // Created 0600 before SQLite opens it: the WAL and shared-memory files
-// SQLite makes beside it copy its mode.
+// SQLite makes beside it copy its mode. An existing file is never opened
+// here: closing any descriptor of the database drops every POSIX lock this
+// process holds on it, including those of SQLite connections already open
+// (the backend's hub, a running sign-in), which then read stale snapshots.
 Result<void> private_file(const fs::path& file) {
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return base::fail_errno("create " + file.string(), errno);
   struct stat info {};
-  const int stat_result = ::fstat(fd, &info);
-  if (stat_result == 0 && (info.st_mode & 0077) != 0) ::fchmod(fd, 0600);
-  ::close(fd);
+  if (::stat(file.c_str(), &info) == 0) {
+    if ((info.st_mode & 0077) != 0 && ::chmod(file.c_str(), 0600) != 0)
+      return base::fail_errno("chmod " + file.string(), errno);
+    return {};
+  }
+  if (errno != ENOENT) return base::fail_errno("stat " + file.string(), errno);
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 && errno != EEXIST) return base::fail_errno("create " + file.string(), errno);
+  if (fd >= 0) ::close(fd);  // new and empty: no connection can hold it yet
   return {};
 }
 
@@ -151,7 +165,8 @@ Result<CapabilitiesStore> CapabilitiesStore::open_file(const fs::path& file) {
                             "use a newer Ava",
                             file.string(), version, schema_version));
   }
-  if (version == 0) AVA_TRY_VOID(exec(db.get(), schema_v1));
+  if (version < 1) AVA_TRY_VOID(exec(db.get(), schema_v1));
+  if (version < 2) AVA_TRY_VOID(exec(db.get(), schema_v2));
   AVA_TRY_VOID(transaction.commit());
   return CapabilitiesStore(std::move(db));
 }
@@ -190,11 +205,13 @@ Result<std::optional<McpServerEntry>> CapabilitiesStore::server(const std::strin
 
 Result<void> CapabilitiesStore::write_server(const McpServerEntry& entry) {
   AVA_TRY(auto existing,
-          Statement::prepare(db_.get(), "SELECT created_ms FROM mcp_servers WHERE name = ?"));
+          Statement::prepare(db_.get(), "SELECT created_ms, url FROM mcp_servers WHERE name = ?"));
   existing.bind(1, entry.name);
   AVA_TRY(bool found, existing.step());
   const std::int64_t now = base::unix_ms_now();
   const std::int64_t created = found ? existing.integer(0) : now;
+  // A sign-in belongs to the endpoint it was made for.
+  if (found && existing.text(1) != entry.url) AVA_TRY_VOID(erase_credentials(entry.name));
   AVA_TRY(auto upsert,
           Statement::prepare(
               db_.get(),
@@ -248,10 +265,9 @@ Result<void> CapabilitiesStore::remove_server(const std::string& name) {
   AVA_TRY_VOID(removal.run());
   if (sqlite3_changes(db_.get()) == 0)
     return fail(ErrorCode::not_found, "no MCP server named " + name);
-  AVA_TRY(auto credentials,
-          Statement::prepare(db_.get(), "DELETE FROM oauth_credentials WHERE server = ?"));
-  credentials.bind(1, name);
-  AVA_TRY_VOID(credentials.run());
+  // Erased, not deleted: the row keeps the generation that fences off a
+  // sign-in or refresh still in flight for the removed server.
+  AVA_TRY_VOID(erase_credentials(name));
   return transaction.commit();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -25,7 +26,7 @@ namespace ava::app {
 // transaction spans calls); other threads and processes open their own.
 class CapabilitiesStore {
  public:
-  static constexpr int schema_version = 1;
+  static constexpr int schema_version = 2;
   static Result<CapabilitiesStore> open(const base::Home& home);
   static Result<CapabilitiesStore> open_file(const std::filesystem::path& file);
   static std::filesystem::path file_of(const base::Home& home);
@@ -67,12 +68,28 @@ class CapabilitiesStore {
   Result<std::optional<bool>> skill_enabled(const std::string& skill,
                                             const std::string& project) const;
 
+  // OAuth credentials of HTTP servers (capabilities_oauth.cpp), for
+  // StoredCredentials: the JSON document (empty when signed out), the
+  // sign-out generation and a revision that moves on with every change.
+  struct OAuthRow {
+    std::string data;
+    std::uint64_t generation = 0;
+    std::uint64_t revision = 0;
+  };
+  Result<OAuthRow> oauth_row(const std::string& server) const;
+  // conflict when the generation is no longer `generation`.
+  Result<void> save_oauth(const std::string& server, const std::string& data,
+                          std::uint64_t generation);
+  // Clears the credentials and moves the generation on.
+  Result<void> erase_oauth(const std::string& server);
+
  private:
   struct Closer {
     void operator()(sqlite3* db) const;
   };
   explicit CapabilitiesStore(std::unique_ptr<sqlite3, Closer> db) : db_(std::move(db)) {}
   Result<void> write_server(const McpServerEntry& entry);
+  Result<void> erase_credentials(const std::string& server);  // inside a transaction
   std::unique_ptr<sqlite3, Closer> db_;
 };
 

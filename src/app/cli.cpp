@@ -26,6 +26,7 @@ int run_cli(int argc, char** argv) {
   add_models_commands(cli, context);
   add_backend_commands(cli, context);
   add_mcp_commands(cli, context);
+  add_mcp_login_commands(mcp_command(cli), context);
   add_mcp_conformance_command(mcp_command(cli));
   add_prompt_options(cli, context);
   ServeFlags serve;

@@ -1,10 +1,12 @@
-// `ava mcp add|list|remove|test|import|enable|disable`: the MCP servers in
+// `ava mcp add|list|remove|test|import|enable|disable` (login and logout in
+// cmd_mcp_login.cpp): the MCP servers in
 // AVA_HOME/capabilities.sqlite3 (docs/mcp.md#configuration).
 
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
@@ -14,6 +16,7 @@
 #include "app/capabilities_store.hpp"
 #include "app/commands.hpp"
 #include "app/mcp_hub.hpp"
+#include "app/stored_credentials.hpp"
 
 namespace ava::app {
 namespace {
@@ -107,7 +110,15 @@ int add(const AddFlags& flags) {
   return 0;
 }
 
-std::string describe(const McpServerEntry& entry, const fs::path* project) {
+// For HTTP servers: whether an OAuth sign-in is stored (never the token).
+std::optional<bool> signed_in(StoredCredentials& credentials, const McpServerEntry& entry) {
+  if (entry.transport != "http") return std::nullopt;
+  auto found = credentials.signed_in(entry.name);
+  return found ? std::optional<bool>(*found) : std::nullopt;
+}
+
+std::string describe(const McpServerEntry& entry, const fs::path* project,
+                     std::optional<bool> has_sign_in) {
   std::string where;
   if (entry.transport == "stdio") {
     where = entry.command;
@@ -121,12 +132,16 @@ std::string describe(const McpServerEntry& entry, const fs::path* project) {
   for (const auto& [folder, on] : entry.projects)
     state += fmt::format(", {} in {}", on ? "enabled" : "disabled", folder);
   if (project != nullptr) state = enabled_for(entry, *project) ? "enabled here" : "disabled here";
+  if (has_sign_in && *has_sign_in) state += ", signed in";
   return fmt::format("{}  {}  {}  ({})\n", entry.name, entry.transport, where, state);
 }
 
 int list(bool as_json, bool show_secrets, const std::string& project) {
-  auto store = open_store();
+  auto home = base::Home::resolve();
+  if (!home) return failed(home.error());
+  auto store = CapabilitiesStore::open(*home);
   if (!store) return failed(store.error());
+  StoredCredentials credentials(*home);
   auto servers = store->servers();
   if (!servers) return failed(servers.error());
   const fs::path folder = project.empty() ? fs::path() : project_key(project);
@@ -135,6 +150,7 @@ int list(bool as_json, bool show_secrets, const std::string& project) {
     for (const auto& entry : *servers) {
       json item = to_json(entry, show_secrets);
       if (!project.empty()) item["enabledHere"] = enabled_for(entry, folder);
+      if (auto in = signed_in(credentials, entry)) item["signedIn"] = *in;
       out.push_back(std::move(item));
     }
     std::printf("%s\n", json{{"servers", out}}.dump(2).c_str());
@@ -142,7 +158,9 @@ int list(bool as_json, bool show_secrets, const std::string& project) {
   }
   if (servers->empty()) std::puts("No MCP servers configured (ava mcp add NAME -- COMMAND ...)");
   for (const auto& entry : *servers) {
-    std::fputs(describe(entry, project.empty() ? nullptr : &folder).c_str(), stdout);
+    std::fputs(
+        describe(entry, project.empty() ? nullptr : &folder, signed_in(credentials, entry)).c_str(),
+        stdout);
     if (show_secrets) {
       for (const auto& [key, value] : entry.env)
         std::printf("    env %s=%s\n", key.c_str(), value.c_str());

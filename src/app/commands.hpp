@@ -23,6 +23,8 @@ void add_mcp_commands(CLI::App& cli, CliContext& context);
 CLI::App& mcp_command(CLI::App& cli);
 // `ava mcp conformance-client`, attached to the `mcp` subcommand.
 void add_mcp_conformance_command(CLI::App& mcp);
+// `ava mcp login|logout` (cmd_mcp_login.cpp).
+void add_mcp_login_commands(CLI::App& mcp, CliContext& context);
 // `ava -p`: top-level options rather than a subcommand.
 void add_prompt_options(CLI::App& cli, CliContext& context);
 

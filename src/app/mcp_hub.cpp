@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/capabilities_store.hpp"
+#include "app/stored_credentials.hpp"
+#include "ava/base/text.hpp"
 #include "ava/tool/mcp/http_transport.hpp"
 #include "ava/tool/mcp/stdio_transport.hpp"
 
@@ -23,14 +25,33 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using tool::mcp::ToolInfo;
 
-tool::mcp::ServerConfig server_config(const McpServerEntry& entry, const base::Home& home,
-                                      const fs::path& default_cwd) {
+tool::mcp::ServerConfig server_config(const asio::any_io_executor& executor,
+                                      const McpServerEntry& entry, const base::Home& home,
+                                      const fs::path& default_cwd,
+                                      std::shared_ptr<tool::mcp::CredentialStore> credentials) {
   tool::mcp::ServerConfig config;
   config.name = entry.name;
   if (entry.transport == "http") {
     tool::mcp::HttpServer server;
     server.url = entry.url;
-    for (const auto& [name, value] : entry.headers) server.headers.push_back({name, value});
+    bool own_authorization = false;
+    for (const auto& [name, value] : entry.headers) {
+      server.headers.push_back({name, value});
+      own_authorization = own_authorization || base::ascii_lower(name) == "authorization";
+    }
+    if (credentials && !own_authorization) {
+      tool::mcp::OAuthConfig oauth;
+      oauth.server_name = entry.name;
+      oauth.server_url = entry.url;
+      oauth.store = std::move(credentials);
+      oauth.wait_for_login = false;
+      oauth.sign_in_hint = "run `ava mcp login " + entry.name + "`, then try again";
+      oauth.open_url = [](std::string) -> asio::awaitable<Result<void>> {
+        co_return fail(ErrorCode::unsupported, "no browser here");
+      };
+      // One per connection, kept across its restarts.
+      server.oauth = tool::mcp::OAuthClient::create(executor, std::move(oauth));
+    }
     config.make_transport = [server] { return tool::mcp::make_http_transport(server); };
     return config;
   }
@@ -124,7 +145,9 @@ std::shared_ptr<McpHub> McpHub::create(Options options) {
   return std::shared_ptr<McpHub>(new McpHub(std::move(options)));
 }
 
-McpHub::McpHub(Options options) : options_(std::move(options)) {}
+McpHub::McpHub(Options options)
+    : options_(std::move(options)),
+      credentials_(std::make_shared<StoredCredentials>(options_.home)) {}
 
 McpHub::~McpHub() = default;
 
@@ -160,7 +183,8 @@ std::shared_ptr<McpHub::Server> McpHub::server_for(const McpServerEntry& entry) 
   server->entry = entry;
   server->print = print;
   server->connection = tool::mcp::ServerConnection::create(
-      options_.executor, server_config(entry, options_.home, options_.default_cwd));
+      options_.executor,
+      server_config(options_.executor, entry, options_.home, options_.default_cwd, credentials_));
   servers_[entry.name] = server;
   return server;
 }

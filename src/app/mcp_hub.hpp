@@ -14,15 +14,21 @@
 
 #include "app/mcp_config.hpp"
 #include "ava/base/home.hpp"
+#include "ava/tool/mcp/oauth.hpp"
 #include "ava/tool/mcp/server.hpp"
 
 namespace ava::app {
 
 // The transport configuration of a stored server: stdio servers get their
 // stderr appended to AVA_HOME/logs/mcp-<name>.log; `default_cwd` is their
-// working directory when the entry names none.
-tool::mcp::ServerConfig server_config(const McpServerEntry& entry, const base::Home& home,
-                                      const std::filesystem::path& default_cwd);
+// working directory when the entry names none. HTTP servers without their
+// own Authorization header sign in with OAuth through `credentials`; a
+// process that runs agents never waits for a person, so a server that
+// needs a sign-in fails the request with a hint naming `ava mcp login`.
+tool::mcp::ServerConfig server_config(const boost::asio::any_io_executor& executor,
+                                      const McpServerEntry& entry, const base::Home& home,
+                                      const std::filesystem::path& default_cwd,
+                                      std::shared_ptr<tool::mcp::CredentialStore> credentials);
 
 // Tool lists as the store caches them.
 nlohmann::json tools_to_json(const std::vector<tool::mcp::ToolInfo>& tools);
@@ -81,6 +87,7 @@ class McpHub : public std::enable_shared_from_this<McpHub> {
               Result<std::vector<tool::mcp::ToolInfo>> tools);
 
   Options options_;
+  std::shared_ptr<tool::mcp::CredentialStore> credentials_;
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Server>, std::less<>> servers_;
   std::vector<std::shared_ptr<tool::mcp::ServerConnection>> retired_;

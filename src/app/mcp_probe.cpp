@@ -4,6 +4,7 @@
 
 #include "app/capabilities_store.hpp"
 #include "app/mcp_hub.hpp"
+#include "app/stored_credentials.hpp"
 
 namespace ava::app {
 
@@ -11,7 +12,8 @@ namespace asio = boost::asio;
 
 asio::awaitable<Result<McpProbe>> probe_server(asio::any_io_executor executor, McpServerEntry entry,
                                                base::Home home, std::chrono::milliseconds timeout) {
-  auto config = server_config(entry, home, std::filesystem::path());
+  auto config = server_config(executor, entry, home, std::filesystem::path(),
+                              std::make_shared<StoredCredentials>(home));
   config.session.initialize_timeout = timeout;
   auto connection = tool::mcp::ServerConnection::create(executor, std::move(config));
   McpProbe probe;

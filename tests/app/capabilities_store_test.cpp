@@ -2,6 +2,7 @@
 // import, on real SQLite files.
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
 #include <thread>
 
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/capabilities_store.hpp"
+#include "app/stored_credentials.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace ava;
@@ -242,4 +244,106 @@ TEST_CASE("listing redacts secrets unless asked", "[app][capabilities]") {
   const auto remote = app::to_json(http_entry("r"), false);
   CHECK(remote["headers"]["Authorization"] == "<redacted>");
   CHECK(remote.dump().find("hunter2") == std::string::npos);
+}
+
+namespace {
+
+tool::mcp::OAuthCredentials signed_in_as(std::string token) {
+  tool::mcp::OAuthCredentials credentials;
+  credentials.client_id = "client-1";
+  credentials.access_token = std::move(token);
+  credentials.refresh_token = "refresh-1";
+  credentials.expires_at = std::chrono::system_clock::now() + std::chrono::hours(1);
+  credentials.resource = "https://mcp.example/mcp";
+  return credentials;
+}
+
+}  // namespace
+
+TEST_CASE("stored OAuth credentials are fenced across processes", "[app][capabilities][oauth]") {
+  test::TempDir dir;
+  auto home = base::Home::at(dir.path());
+  REQUIRE(home);
+  // Two instances stand for two processes (the backend and `ava mcp`).
+  app::StoredCredentials backend(*home);
+  app::StoredCredentials cli(*home);
+  CHECK(backend.generation("remote").value() == 0);
+  CHECK_FALSE(backend.load("remote").value().has_value());
+
+  REQUIRE(cli.save("remote", signed_in_as("at-1"), 0));
+  const auto loaded = backend.load("remote").value();
+  REQUIRE(loaded.has_value());
+  CHECK(loaded->access_token == "at-1");
+  CHECK(loaded->expires_at.has_value());
+  CHECK(backend.signed_in("remote").value());
+
+  // A save keeps the generation but moves the revision on: the other
+  // process knows to load again.
+  const auto revision = backend.revision("remote").value();
+  REQUIRE(cli.save("remote", signed_in_as("at-2"), 0));
+  CHECK(backend.revision("remote").value() > revision);
+  CHECK(backend.generation("remote").value() == 0);
+
+  // A sign-out elsewhere fences off a refresh that read generation 0.
+  REQUIRE(cli.erase("remote"));
+  CHECK(backend.generation("remote").value() == 1);
+  auto stale = backend.save("remote", signed_in_as("at-3"), 0);
+  REQUIRE_FALSE(stale);
+  CHECK(stale.error().code == ErrorCode::conflict);
+  CHECK_FALSE(backend.load("remote").value().has_value());
+  CHECK_FALSE(backend.signed_in("remote").value());
+  REQUIRE(backend.save("remote", signed_in_as("at-4"), 1));
+  CHECK(cli.load("remote").value()->access_token == "at-4");
+}
+
+TEST_CASE("removing or re-pointing a server ends its sign-in for good",
+          "[app][capabilities][oauth]") {
+  test::TempDir dir;
+  auto home = base::Home::at(dir.path());
+  REQUIRE(home);
+  auto store = app::CapabilitiesStore::open(*home);
+  REQUIRE(store);
+  auto entry = http_entry("remote");
+  entry.headers.clear();
+  REQUIRE(store->add_server(entry, false));
+  app::StoredCredentials credentials(*home);
+  REQUIRE(credentials.save("remote", signed_in_as("at-1"), 0));
+
+  // Replaced with the same URL: the sign-in stays.
+  REQUIRE(store->add_server(entry, true));
+  CHECK(credentials.signed_in("remote").value());
+  // Another endpoint: it goes, and the generation moves on.
+  entry.url = "https://other.example/mcp";
+  REQUIRE(store->add_server(entry, true));
+  CHECK_FALSE(credentials.signed_in("remote").value());
+  CHECK(credentials.generation("remote").value() == 1);
+
+  // Removed, with a sign-in in flight that read generation 1: it cannot
+  // come back when the server is added again under the same name.
+  REQUIRE(store->remove_server("remote"));
+  REQUIRE(store->add_server(entry, false));
+  auto late = credentials.save("remote", signed_in_as("at-2"), 1);
+  REQUIRE_FALSE(late);
+  CHECK(late.error().code == ErrorCode::conflict);
+}
+
+TEST_CASE("a schema 1 store is upgraded in place", "[app][capabilities][oauth]") {
+  test::TempDir dir;
+  const auto file = dir.path() / "capabilities.sqlite3";
+  // The oauth_credentials table as schema 1 made it, with one row.
+  const std::string old = "python3 -c \"import sqlite3; c = sqlite3.connect('" + file.string() +
+                          "'); c.executescript('CREATE TABLE oauth_credentials(server TEXT "
+                          "PRIMARY KEY, generation INTEGER NOT NULL DEFAULT 0, data TEXT NOT "
+                          "NULL, updated_ms INTEGER NOT NULL); INSERT INTO oauth_credentials "
+                          "VALUES(\\\"remote\\\", 3, \\\"{}\\\", 0); PRAGMA user_version = 1;')\"";
+  REQUIRE(std::system(old.c_str()) == 0);
+  auto store = app::CapabilitiesStore::open_file(file);
+  REQUIRE(store);
+  const auto row = store->oauth_row("remote");
+  REQUIRE(row);
+  CHECK(row->generation == 3);
+  CHECK(row->revision == 0);
+  CHECK(row->data == "{}");
+  REQUIRE(store->save_oauth("remote", "{\"x\":1}", 3));
+  CHECK(store->oauth_row("remote")->revision == 1);
 }

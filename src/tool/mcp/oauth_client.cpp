@@ -30,8 +30,9 @@ struct OAuthClient::State {
   Strand strand;
   OAuthConfig config;
   std::optional<OAuthCredentials> cached;
-  std::uint64_t cached_generation = never_loaded;
-  std::uint64_t version = 0;  // grows with every change of `cached`
+  std::uint64_t cached_generation = never_loaded;  // the fence `cached` was loaded under
+  std::uint64_t cached_revision = never_loaded;    // the store's revision then
+  std::uint64_t version = 0;                       // grows with every change of `cached`
   bool refreshing = false;
   bool login_running = false;
   Result<void> last_login;
@@ -46,12 +47,16 @@ struct OAuthClient::State {
 
   CredentialStore& store() const { return *config.store; }
 
-  // Reloads when the store moved on (a sign-out, another process).
+  // Reloads when the store moved on (a sign-out, another process). The
+  // generation is read before the credentials: an erase in between leaves
+  // them under a fence that no longer holds, so they cannot be saved back.
   Result<void> sync() {
+    AVA_TRY(const auto revision, store().revision(config.server_name));
+    if (revision == cached_revision) return {};
     AVA_TRY(const auto generation, store().generation(config.server_name));
-    if (generation == cached_generation) return {};
     AVA_TRY(cached, store().load(config.server_name));
     cached_generation = generation;
+    cached_revision = revision;
     ++version;
     return {};
   }
@@ -97,6 +102,10 @@ Result<void> commit(OAuthClient::State& state, OAuthCredentials credentials,
   }
   state.cached = std::move(credentials);
   state.cached_generation = generation;
+  // What was just saved is what the store holds at its revision now (a
+  // failed read only costs one load more).
+  auto revision = state.store().revision(state.config.server_name);
+  state.cached_revision = revision ? *revision : never_loaded;
   ++state.version;
   return {};
 }
@@ -347,6 +356,11 @@ asio::awaitable<Result<void>> challenged_on_strand(StatePtr state, int status, s
   current = state->credentials();  // the refresh above may have replaced them
   if (step_up && current != nullptr) scope = oauth::scope_union(current->scope, scope);
   if (state->config.wait_for_login) co_return co_await login_on_strand(state, std::move(scope));
+  if (!state->config.sign_in_hint.empty()) {
+    co_return fail(ErrorCode::permission_denied,
+                   fmt::format("MCP server {} needs a sign-in: {}", state->config.server_name,
+                               state->config.sign_in_hint));
+  }
   if (!state->login_running) {
     asio::co_spawn(state->strand, login_on_strand(state, std::move(scope)), asio::detached);
   }
@@ -401,6 +415,7 @@ Result<void> OAuthClient::sign_out() {
   asio::post(state_->strand, [state = state_] {
     state->cached.reset();
     state->cached_generation = never_loaded;
+    state->cached_revision = never_loaded;
     ++state->version;
     if (state->listener != nullptr) state->listener->cancel();
   });

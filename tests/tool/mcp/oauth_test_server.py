@@ -42,6 +42,7 @@ STATE = {
     "hold_refresh": False,
     "refresh_waiting": False,
     "errors": [],
+    "issued": [],  # every access and refresh token, so a test can look for leaks
 }
 
 
@@ -231,6 +232,7 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             STATE["access"][access] = {"client_id": client_id, "scope": scope}
             STATE["refresh"][refresh] = {"client_id": client_id, "scope": scope}
+            STATE["issued"] += [access, refresh]
         # Advertised as expiring at once so the client refreshes before every
         # use; the resource server keeps accepting it (no clock in the test).
         return self.send(200, {"access_token": access, "token_type": "Bearer", "expires_in": 1,

@@ -58,6 +58,11 @@ class CredentialStore {
                             std::uint64_t generation) = 0;
   // Removes the credentials (if any) and increments the generation.
   virtual Result<void> erase(std::string_view server) = 0;
+  // Moves on with every save and erase, so a client sharing the store with
+  // other processes (a sign-in by `ava mcp login` while the backend runs)
+  // knows when to load again. A store only this process writes may leave
+  // it to the generation.
+  virtual Result<std::uint64_t> revision(std::string_view server) { return generation(server); }
 };
 
 // For tests and for `ava mcp conformance-client`: nothing outlives the process.
@@ -104,6 +109,10 @@ struct OAuthConfig {
   // False: the sign-in starts in the background and the request fails at
   // once with permission_denied saying so (an agent's tool call).
   bool wait_for_login = true;
+  // Not empty: with wait_for_login false, a 401 that needs a person starts
+  // no sign-in here; the request fails with this hint (e.g. "run `ava mcp
+  // login NAME`"), for processes that have no browser to offer.
+  std::string sign_in_hint;
   // A token this close to its expiry is refreshed before it is used.
   std::chrono::seconds refresh_margin{60};
   transport::HttpClientOptions http;

@@ -1,0 +1,32 @@
+#include "app/mcp_login.hpp"
+
+#include "ava/base/text.hpp"
+
+namespace ava::app {
+
+Result<std::shared_ptr<tool::mcp::OAuthClient>> sign_in_client(
+    const boost::asio::any_io_executor& executor, const McpServerEntry& entry,
+    std::shared_ptr<tool::mcp::CredentialStore> credentials, tool::mcp::UrlOpener open_url,
+    std::chrono::milliseconds timeout) {
+  if (entry.transport != "http") {
+    return fail(ErrorCode::invalid_argument,
+                "MCP server " + entry.name + " runs over stdio; only HTTP servers sign in");
+  }
+  for (const auto& [name, value] : entry.headers) {
+    if (base::ascii_lower(name) == "authorization") {
+      return fail(ErrorCode::invalid_argument,
+                  "MCP server " + entry.name +
+                      " is configured with its own Authorization header; remove it to use OAuth");
+    }
+  }
+  tool::mcp::OAuthConfig config;
+  config.server_name = entry.name;
+  config.server_url = entry.url;
+  config.store = std::move(credentials);
+  config.open_url = std::move(open_url);
+  config.login_timeout = timeout;
+  config.wait_for_login = true;
+  return tool::mcp::OAuthClient::create(executor, std::move(config));
+}
+
+}  // namespace ava::app

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include "app/mcp_config.hpp"
+#include "ava/tool/mcp/oauth.hpp"
+
+namespace ava::app {
+
+// The OAuth client for an interactive sign-in to a configured HTTP server
+// (`ava mcp login`, POST /api/mcp/servers/{name}/login): credentials saved
+// to `credentials` under its generation fence; `open_url` shows the page;
+// the loopback listener waits `timeout` for the browser's redirect.
+// invalid_argument for a stdio server or one that sends its own
+// Authorization header (it does not use OAuth).
+Result<std::shared_ptr<tool::mcp::OAuthClient>> sign_in_client(
+    const boost::asio::any_io_executor& executor, const McpServerEntry& entry,
+    std::shared_ptr<tool::mcp::CredentialStore> credentials, tool::mcp::UrlOpener open_url,
+    std::chrono::milliseconds timeout);
+
+}  // namespace ava::app

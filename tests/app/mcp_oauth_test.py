@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""OAuth for configured MCP servers, end to end with the real binaries and
+the loopback authorization server of tests/tool/mcp/oauth_test_server.py
+(discovery, registration, PKCE, rotating refresh tokens; it records every
+rule a client breaks and the test requires none):
+
+- `ava mcp test` on a server that needs a sign-in fails and names
+  `ava mcp login`; `ava mcp login --no-browser` prints the page, the test
+  "is the browser" (a GET that follows the redirect to Ava's listener);
+  then `ava mcp test` and `ava mcp list` see the sign-in, no token printed.
+- ava-backend's conversations call the server with the stored sign-in;
+  `ava mcp logout` from another process cuts them off at the next call
+  (the generation fence across processes, no backend restart); a sign-in
+  through POST /api/mcp/servers/{name}/login restores them; the logout
+  route signs out again.
+- No token in any log, listing or session log; the store is 0600.
+
+    mcp_oauth_test.py AVA AVA_BACKEND FAKE_PROVIDER OAUTH_SERVER_PY
+"""
+
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from backend_harness import (EventStream, FakeProvider, Home, Server, check,  # noqa: E402
+                             check_paired, count_turn_ends, wait_for)
+
+AVA, BACKEND, FAKE, OAUTH_SERVER = sys.argv[1:5]
+
+
+class AuthServer:
+    def __init__(self):
+        self.process = subprocess.Popen([sys.executable, OAUTH_SERVER], stderr=subprocess.PIPE,
+                                        text=True)
+        line = self.process.stderr.readline()
+        check(line.startswith("AVA_LISTENING "), "oauth server: " + line)
+        self.base = "http://127.0.0.1:%d" % int(line.split()[1])
+
+    def state(self):
+        with urllib.request.urlopen(self.base + "/control/state", timeout=10) as answer:
+            return json.load(answer)
+
+    def tokens(self):
+        return self.state()["issued"]
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def browse(url):
+    """What the browser does: load the page and follow its redirects."""
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        check(answer.status == 200, "the redirect page answered %d" % answer.status)
+
+
+def ava(home, *args, timeout=60):
+    return subprocess.run([AVA, *args], env=home.env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def cli_login(home):
+    login = subprocess.Popen([AVA, "mcp", "login", "secure", "--no-browser", "--timeout", "60"],
+                             env=home.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    url = None
+    for line in login.stderr:
+        found = re.search(r"(http://\S+/authorize\S*)", line)
+        if found:
+            url = found.group(1)
+            break
+    check(url is not None, "ava mcp login printed no sign-in page")
+    browse(url)
+    out, err = login.communicate(timeout=60)
+    check(login.returncode == 0, "ava mcp login: " + err)
+    check("Signed in to MCP server secure" in out, out)
+
+
+def call_whoami(server, conversation, turns):
+    stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+    server.ok("POST", "/api/conversations/%s/input" % conversation,
+              {"text": "tool: mcp__secure__whoami {}"}, expect=(202,))
+    events = stream.wait_until(count_turn_ends(turns), what="turn_end %d" % turns)
+    stream.close()
+    check_paired(events, conversation)
+    results = [data for _, kind, data in events if kind == "tool_result"]
+    return results[-1]
+
+
+def result_text(result):
+    return "".join(block.get("text", "") for block in result.get("content", [])
+                   if block.get("type") == "text")
+
+
+def main():
+    auth = AuthServer()
+    fake = FakeProvider(FAKE)
+    home = Home(fake)
+    server = None
+    try:
+        added = ava(home, "mcp", "add", "secure", "--url", auth.base + "/mcp")
+        check(added.returncode == 0, added.stderr)
+
+        before = ava(home, "mcp", "test", "secure", "--timeout", "10000")
+        check(before.returncode != 0, "test passed without a sign-in")
+        check("ava mcp login secure" in before.stderr, before.stderr)
+
+        cli_login(home)
+        tested = ava(home, "mcp", "test", "secure", "--json")
+        check(tested.returncode == 0, tested.stderr)
+        check([t["name"] for t in json.loads(tested.stdout)["tools"]] == ["whoami"], tested.stdout)
+        listed = ava(home, "mcp", "list", "--json")
+        (entry,) = json.loads(listed.stdout)["servers"]
+        check(entry["signedIn"] is True, entry)
+        check("signed in" in ava(home, "mcp", "list").stdout, "plain list")
+        store = os.path.join(home.root, "capabilities.sqlite3")
+        check(stat.S_IMODE(os.stat(store).st_mode) == 0o600, "store mode")
+
+        server = Server(home, [BACKEND, "--port", "0"])
+        project = server.ok("POST", "/api/projects", {"path": home.project})
+        conversation = server.ok("POST", "/api/conversations",
+                                 {"projectId": project["id"], "title": "oauth"})["id"]
+        listed = server.ok("GET", "/api/mcp/servers")["servers"]
+        check(listed[0]["signedIn"] is True, listed)
+
+        first = call_whoami(server, conversation, 1)
+        check(first["status"] == "ok" and "scope mcp:read" in result_text(first), first)
+
+        # Signed out by another process: the backend's next call has no token.
+        out = ava(home, "mcp", "logout", "secure")
+        check(out.returncode == 0 and "Signed out" in out.stdout, out.stdout + out.stderr)
+        second = call_whoami(server, conversation, 2)
+        check(second["status"] == "error", second)
+        check("ava mcp login secure" in result_text(second), second)
+
+        # A sign-in through the API: the page comes back, the browser is redirected
+        # to the backend's listener, and the same conversation works again.
+        page = server.ok("POST", "/api/mcp/servers/secure/login", {})
+        check(page["authorizationUrl"].startswith(auth.base + "/as/authorize?"), page)
+        browse(page["authorizationUrl"])
+        wait_for(lambda: server.ok("GET", "/api/mcp/servers")["servers"][0]["signedIn"], 20,
+                 "signedIn after the API sign-in")
+        third = call_whoami(server, conversation, 3)
+        check(third["status"] == "ok", third)
+
+        stdio = server.request("POST", "/api/mcp/servers/nothere/login", {})
+        check(stdio.status == 404, stdio.raw)
+        check(server.ok("POST", "/api/mcp/servers/secure/logout") == {"signedOut": True}, "logout")
+        check(server.ok("GET", "/api/mcp/servers")["servers"][0]["signedIn"] is False, "listed")
+
+        state = auth.state()
+        check(state["errors"] == [], "the authorization server saw: %s" % state["errors"])
+        check(state["code_exchanges"] == 2, state["code_exchanges"])
+
+        server.stop()
+        secrets = auth.tokens()
+        logs = [server.log_text()]
+        logs_dir = os.path.join(home.root, "logs")
+        for name in os.listdir(logs_dir) if os.path.isdir(logs_dir) else []:
+            with open(os.path.join(logs_dir, name), errors="replace") as f:
+                logs.append(f.read())
+        session = os.path.join(home.root, "sessions", conversation + ".jsonl.zst")
+        logs.append(subprocess.run(["zstd", "-dc", session], capture_output=True,
+                                   text=True).stdout)
+        for token in secrets:
+            check(all(token not in text for text in logs), "a token is in a log")
+        print("ok   mcp_oauth")
+        return 0
+    except Exception:
+        if server is not None:
+            sys.stderr.write("--- server log\n" + server.log_text() + "\n")
+        raise
+    finally:
+        if server is not None:
+            server.stop()
+        fake.stop()
+        auth.stop()
+        home.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
