@@ -34,12 +34,13 @@ Result<CapabilitiesStore> store_of(const ApiContext& context) {
   return CapabilitiesStore::open(*context.home);
 }
 
-json server_json(const ApiContext& context, const McpServerEntry& entry,
+// `store` is the request's open connection: signedIn needs no other.
+json server_json(const CapabilitiesStore& store, const McpServerEntry& entry,
                  const std::optional<protocol::Project>& project) {
   json out = to_json(entry, false);
   if (project) out["enabledHere"] = enabled_for(entry, project->path);
-  if (entry.transport == "http" && context.home) {
-    if (auto in = StoredCredentials(*context.home).signed_in(entry.name)) out["signedIn"] = *in;
+  if (entry.transport == "http") {
+    if (auto row = store.oauth_row(entry.name)) out["signedIn"] = !row->data.empty();
   }
   return out;
 }
@@ -55,7 +56,7 @@ HttpResponse list(const ApiContext& context, const HttpRequest& request) {
   auto servers = store->servers();
   if (!servers) return error_response(servers.error());
   json items = json::array();
-  for (const auto& entry : *servers) items.push_back(server_json(context, entry, project));
+  for (const auto& entry : *servers) items.push_back(server_json(*store, entry, project));
   return json_response(200, {{"servers", std::move(items)}});
 }
 
@@ -73,7 +74,7 @@ HttpResponse add(const ApiContext& context, const HttpRequest& request) {
   if (auto added = store->add_server(*entry, replace); !added) return error_response(added.error());
   auto stored = store->server(entry->name);
   if (!stored || !*stored) return error_response(500, "internal", "the server was not stored");
-  return json_response(201, server_json(context, **stored, std::nullopt));
+  return json_response(201, server_json(*store, **stored, std::nullopt));
 }
 
 Result<std::optional<bool>> enabled_of(const HttpRequest& request) {
@@ -90,7 +91,7 @@ HttpResponse patch(const ApiContext& context, const HttpRequest& request) {
   if (!store) return error_response(store.error());
   auto entry = store->set_enabled(request.params[0], std::nullopt, *enabled);
   if (!entry) return error_response(entry.error());
-  return json_response(200, server_json(context, *entry, std::nullopt));
+  return json_response(200, server_json(*store, *entry, std::nullopt));
 }
 
 HttpResponse remove(const ApiContext& context, const HttpRequest& request) {
@@ -109,7 +110,7 @@ HttpResponse switch_in_project(const ApiContext& context, const HttpRequest& req
   if (!store) return error_response(store.error());
   auto entry = store->set_enabled(request.params[0], std::filesystem::path(project->path), enabled);
   if (!entry) return error_response(entry.error());
-  return json_response(200, server_json(context, *entry, project));
+  return json_response(200, server_json(*store, *entry, project));
 }
 
 HttpResponse set_in_project(const ApiContext& context, const HttpRequest& request) {

@@ -16,7 +16,6 @@
 #include "app/capabilities_store.hpp"
 #include "app/commands.hpp"
 #include "app/mcp_hub.hpp"
-#include "app/stored_credentials.hpp"
 
 namespace ava::app {
 namespace {
@@ -111,10 +110,10 @@ int add(const AddFlags& flags) {
 }
 
 // For HTTP servers: whether an OAuth sign-in is stored (never the token).
-std::optional<bool> signed_in(StoredCredentials& credentials, const McpServerEntry& entry) {
+std::optional<bool> signed_in(const CapabilitiesStore& store, const McpServerEntry& entry) {
   if (entry.transport != "http") return std::nullopt;
-  auto found = credentials.signed_in(entry.name);
-  return found ? std::optional<bool>(*found) : std::nullopt;
+  auto row = store.oauth_row(entry.name);
+  return row ? std::optional<bool>(!row->data.empty()) : std::nullopt;
 }
 
 std::string describe(const McpServerEntry& entry, const fs::path* project,
@@ -137,11 +136,8 @@ std::string describe(const McpServerEntry& entry, const fs::path* project,
 }
 
 int list(bool as_json, bool show_secrets, const std::string& project) {
-  auto home = base::Home::resolve();
-  if (!home) return failed(home.error());
-  auto store = CapabilitiesStore::open(*home);
+  auto store = open_store();
   if (!store) return failed(store.error());
-  StoredCredentials credentials(*home);
   auto servers = store->servers();
   if (!servers) return failed(servers.error());
   const fs::path folder = project.empty() ? fs::path() : project_key(project);
@@ -150,7 +146,7 @@ int list(bool as_json, bool show_secrets, const std::string& project) {
     for (const auto& entry : *servers) {
       json item = to_json(entry, show_secrets);
       if (!project.empty()) item["enabledHere"] = enabled_for(entry, folder);
-      if (auto in = signed_in(credentials, entry)) item["signedIn"] = *in;
+      if (auto in = signed_in(*store, entry)) item["signedIn"] = *in;
       out.push_back(std::move(item));
     }
     std::printf("%s\n", json{{"servers", out}}.dump(2).c_str());
@@ -159,7 +155,7 @@ int list(bool as_json, bool show_secrets, const std::string& project) {
   if (servers->empty()) std::puts("No MCP servers configured (ava mcp add NAME -- COMMAND ...)");
   for (const auto& entry : *servers) {
     std::fputs(
-        describe(entry, project.empty() ? nullptr : &folder, signed_in(credentials, entry)).c_str(),
+        describe(entry, project.empty() ? nullptr : &folder, signed_in(*store, entry)).c_str(),
         stdout);
     if (show_secrets) {
       for (const auto& [key, value] : entry.env)

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ava/base/text.hpp"
+
 namespace ava::app {
 namespace {
 
@@ -103,6 +105,13 @@ Result<void> validate(const McpServerEntry& entry) {
 bool enabled_for(const McpServerEntry& entry, const fs::path& project) {
   auto it = entry.projects.find(project.lexically_normal().string());
   return it == entry.projects.end() ? entry.enabled : it->second;
+}
+
+bool has_own_authorization(const McpServerEntry& entry) {
+  for (const auto& [name, value] : entry.headers) {
+    if (base::ascii_lower(name) == "authorization") return true;
+  }
+  return false;
 }
 
 std::string fingerprint(const McpServerEntry& entry) {

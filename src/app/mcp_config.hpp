@@ -39,6 +39,8 @@ struct McpServerEntry {
 Result<void> validate(const McpServerEntry& entry);
 // Whether agents working in `project` get this server's tools.
 bool enabled_for(const McpServerEntry& entry, const std::filesystem::path& project);
+// An HTTP entry with an Authorization header of its own does not use OAuth.
+bool has_own_authorization(const McpServerEntry& entry);
 // Identifies the transport configuration: a change means a new connection.
 std::string fingerprint(const McpServerEntry& entry);
 

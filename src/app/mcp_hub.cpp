@@ -14,7 +14,6 @@
 
 #include "app/capabilities_store.hpp"
 #include "app/stored_credentials.hpp"
-#include "ava/base/text.hpp"
 #include "ava/tool/mcp/http_transport.hpp"
 #include "ava/tool/mcp/stdio_transport.hpp"
 
@@ -34,12 +33,8 @@ tool::mcp::ServerConfig server_config(const asio::any_io_executor& executor,
   if (entry.transport == "http") {
     tool::mcp::HttpServer server;
     server.url = entry.url;
-    bool own_authorization = false;
-    for (const auto& [name, value] : entry.headers) {
-      server.headers.push_back({name, value});
-      own_authorization = own_authorization || base::ascii_lower(name) == "authorization";
-    }
-    if (credentials && !own_authorization) {
+    for (const auto& [name, value] : entry.headers) server.headers.push_back({name, value});
+    if (credentials && !has_own_authorization(entry)) {
       tool::mcp::OAuthConfig oauth;
       oauth.server_name = entry.name;
       oauth.server_url = entry.url;

@@ -1,7 +1,5 @@
 #include "app/mcp_login.hpp"
 
-#include "ava/base/text.hpp"
-
 namespace ava::app {
 
 Result<std::shared_ptr<tool::mcp::OAuthClient>> sign_in_client(
@@ -12,12 +10,10 @@ Result<std::shared_ptr<tool::mcp::OAuthClient>> sign_in_client(
     return fail(ErrorCode::invalid_argument,
                 "MCP server " + entry.name + " runs over stdio; only HTTP servers sign in");
   }
-  for (const auto& [name, value] : entry.headers) {
-    if (base::ascii_lower(name) == "authorization") {
-      return fail(ErrorCode::invalid_argument,
-                  "MCP server " + entry.name +
-                      " is configured with its own Authorization header; remove it to use OAuth");
-    }
+  if (has_own_authorization(entry)) {
+    return fail(ErrorCode::invalid_argument,
+                "MCP server " + entry.name +
+                    " is configured with its own Authorization header; remove it to use OAuth");
   }
   tool::mcp::OAuthConfig config;
   config.server_name = entry.name;
