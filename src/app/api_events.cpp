@@ -57,7 +57,10 @@ asio::awaitable<void> follow(
     const std::function<asio::awaitable<std::optional<std::int64_t>>(std::int64_t)>& replay) {
   bool caught_up = false;
   int replays = 0;
-  EventFeed::Listener listener(co_await asio::this_coro::executor);
+  // While it waits, the feed writes new frames straight to the socket.
+  EventFeed::Listener listener(
+      co_await asio::this_coro::executor,
+      [&exchange](std::string_view bytes) { return exchange.write_now(bytes); });
   std::string joined;
   for (;;) {
     auto batch = feed.take(after);
@@ -95,8 +98,13 @@ asio::awaitable<void> follow(
       }
       case EventFeed::Outcome::nothing_yet: {
         caught_up = true;
-        const bool woken = co_await feed.wait(listener, after, keep_alive_interval);
-        if (!woken && !co_await exchange.write_events(transport::encode_sse_comment())) co_return;
+        auto wake = co_await feed.wait(listener, after, keep_alive_interval);
+        after = wake.after;
+        if (wake.gone) co_return;
+        if (!wake.unsent.empty() && !co_await exchange.write_events(wake.unsent)) co_return;
+        if (!wake.woken && !co_await exchange.write_events(transport::encode_sse_comment())) {
+          co_return;
+        }
         break;
       }
       case EventFeed::Outcome::closed: co_return;

@@ -70,8 +70,9 @@ std::string event_frame(const session::Event& event) {
   return frame ? std::move(*frame) : std::string();
 }
 
-StatusFeed::StatusFeed()
-    : feed_(std::make_shared<EventFeed>(status_backlog_bytes, status_backlog_frames, 0)) {}
+StatusFeed::StatusFeed(const boost::asio::any_io_executor& executor)
+    : feed_(std::make_shared<EventFeed>(executor, status_backlog_bytes, status_backlog_frames, 0)) {
+}
 
 void StatusFeed::publish(const nlohmann::json& message) {
   if (message.is_null()) return;
@@ -164,8 +165,8 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::attach(
     const std::string& id, std::unique_ptr<agent::Agent> agent) {
   auto live = std::make_shared<LiveConversation>();
   live->id = id;
-  live->events =
-      std::make_shared<EventFeed>(options_.limits.sse_subscriber_backlog, event_backlog_frames, 0);
+  live->events = std::make_shared<EventFeed>(
+      options_.executor, options_.limits.sse_subscriber_backlog, event_backlog_frames, 0);
   std::weak_ptr<LiveConversation> weak = live;
   auto feed = live->events;
   agent->subscribe([this, feed, weak](const session::Event& event) {

@@ -25,7 +25,7 @@ namespace ava::app {
 // It describes the present, not history: nothing here is durable.
 class StatusFeed {
  public:
-  StatusFeed();
+  explicit StatusFeed(const boost::asio::any_io_executor& executor);
   void publish(const nlohmann::json& message);
   EventFeed& feed() { return *feed_; }
   std::shared_ptr<EventFeed> shared() { return feed_; }

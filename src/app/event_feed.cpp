@@ -11,11 +11,29 @@ namespace ava::app {
 
 namespace asio = boost::asio;
 
-EventFeed::EventFeed(std::size_t max_bytes, std::size_t max_frames, std::int64_t floor)
-    : max_bytes_(max_bytes), max_frames_(max_frames), floor_(floor), last_seq_(floor) {}
+EventFeed::EventFeed(asio::any_io_executor fan_out, std::size_t max_bytes, std::size_t max_frames,
+                     std::int64_t floor)
+    : fan_out_executor_(std::move(fan_out)),
+      max_bytes_(max_bytes),
+      max_frames_(max_frames),
+      floor_(floor),
+      last_seq_(floor),
+      fanned_(floor) {}
+
+EventFeed::Listener::~Listener() {
+  std::lock_guard lock(waiter_->mutex);
+  waiter_->parked = false;
+}
+
+void EventFeed::wake(const std::shared_ptr<Waiter>& waiter) {
+  waiter->wake_sent = true;
+  // The timer belongs to its subscriber's strand: cancel it there.
+  asio::post(waiter->timer.get_executor(), [waiter] { waiter->timer.cancel(); });
+}
 
 void EventFeed::publish(std::int64_t seq, std::string bytes) {
   std::vector<std::shared_ptr<Waiter>> woken;
+  bool start_fan_out = false;
   {
     std::lock_guard lock(mutex_);
     if (closed_ || seq <= last_seq_) return;  // a late duplicate of what the feed has
@@ -28,12 +46,109 @@ void EventFeed::publish(std::int64_t seq, std::string bytes) {
       floor_ = frames_.front()->seq;
       frames_.pop_front();
     }
-    woken.swap(waiters_);
+    // Waiters with a direct writer stay listed for the fan-out; the others wake.
+    std::erase_if(waiters_, [&](std::shared_ptr<Waiter>& waiter) {
+      if (waiter->write) return false;
+      woken.push_back(std::move(waiter));
+      return true;
+    });
+    if (!waiters_.empty() && !fanning_) fanning_ = start_fan_out = true;
   }
-  // Each waiter's timer belongs to its subscriber's strand: cancel it there.
-  for (auto& waiter : woken) {
-    auto& timer = waiter->timer;
-    asio::post(timer.get_executor(), [waiter = std::move(waiter)] { waiter->timer.cancel(); });
+  for (const auto& waiter : woken) {
+    std::lock_guard lock(waiter->mutex);
+    wake(waiter);
+  }
+  if (start_fan_out)
+    asio::post(fan_out_executor_, [self = shared_from_this()] { self->fan_out(); });
+}
+
+// One round per feed at a time, so each subscriber gets its frames in
+// order; a round's waiters are split into chunks that the pool's threads
+// write in parallel. Rounds go on until the parked waiters were offered
+// every frame.
+void EventFeed::fan_out() {
+  constexpr std::size_t chunk_size = 128;
+  auto round = std::make_shared<Round>();
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_ || fanned_ >= last_seq_ || waiters_.empty()) {
+      fanned_ = last_seq_;
+      fanning_ = false;
+      return;
+    }
+    // Frames the backlog dropped before they were offered cannot be written
+    // here; waiters still short of them are woken to find out (`behind`).
+    round->from = std::max(fanned_, floor_);
+    auto first =
+        std::upper_bound(frames_.begin(), frames_.end(), round->from,
+                         [](std::int64_t seq, const FramePtr& frame) { return seq < frame->seq; });
+    round->frames.assign(first, frames_.end());
+    fanned_ = last_seq_;
+    round->targets = waiters_;
+  }
+  // Frames published while the last round ran go out in one send each.
+  if (round->frames.size() > 1) {
+    for (const auto& frame : round->frames) round->joined += frame->bytes;
+  }
+  const std::size_t count = round->targets.size();
+  const std::size_t chunks = (count + chunk_size - 1) / chunk_size;
+  round->chunks_left = chunks;
+  for (std::size_t chunk = 1; chunk < chunks; ++chunk) {
+    asio::post(fan_out_executor_, [self = shared_from_this(), round, chunk] {
+      const std::size_t end = std::min(round->targets.size(), (chunk + 1) * chunk_size);
+      for (std::size_t i = chunk * chunk_size; i < end; ++i) deliver(round->targets[i], *round);
+      self->finish_chunk(round);
+    });
+  }
+  for (std::size_t i = 0; i < std::min(count, chunk_size); ++i) deliver(round->targets[i], *round);
+  finish_chunk(round);
+}
+
+void EventFeed::finish_chunk(const std::shared_ptr<Round>& round) {
+  if (--round->chunks_left == 0) {
+    asio::post(fan_out_executor_, [self = shared_from_this()] { self->fan_out(); });
+  }
+}
+
+void EventFeed::deliver(const std::shared_ptr<Waiter>& waiter, const Round& round) {
+  std::lock_guard lock(waiter->mutex);
+  if (!waiter->parked || waiter->wake_sent || round.frames.empty()) return;
+  if (waiter->after < round.from) {
+    wake(waiter);
+    return;
+  }
+  // Usually the waiter needs every frame of the round: one send.
+  std::vector<std::string_view> pieces;
+  std::vector<std::int64_t> seqs;
+  if (!round.joined.empty() && waiter->after == round.from) {
+    pieces.push_back(round.joined);
+    seqs.push_back(round.frames.back()->seq);
+  } else {
+    for (const auto& frame : round.frames) {
+      if (frame->seq <= waiter->after) continue;
+      pieces.push_back(frame->bytes);
+      seqs.push_back(frame->seq);
+    }
+  }
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const std::string_view bytes = pieces[i];
+    const std::ptrdiff_t taken = waiter->write(bytes);
+    if (taken == static_cast<std::ptrdiff_t>(bytes.size())) {
+      waiter->after = seqs[i];
+      continue;
+    }
+    if (taken < 0) {
+      waiter->gone = true;
+    } else {
+      // Part of the bytes are on the wire: the subscriber writes the rest
+      // (and the round's later frames) before anything else.
+      waiter->unsent.assign(bytes.substr(static_cast<std::size_t>(taken)));
+      for (std::size_t later = i + 1; later < pieces.size(); ++later)
+        waiter->unsent.append(pieces[later]);
+      waiter->after = seqs.back();
+    }
+    wake(waiter);
+    return;
   }
 }
 
@@ -54,9 +169,9 @@ void EventFeed::close() {
     closed_ = true;
     woken.swap(waiters_);
   }
-  for (auto& waiter : woken) {
-    auto& timer = waiter->timer;
-    asio::post(timer.get_executor(), [waiter = std::move(waiter)] { waiter->timer.cancel(); });
+  for (const auto& waiter : woken) {
+    std::lock_guard lock(waiter->mutex);
+    wake(waiter);
   }
 }
 
@@ -81,28 +196,47 @@ EventFeed::Batch EventFeed::take(std::int64_t after, std::size_t max_frames) con
   return batch;
 }
 
-asio::awaitable<bool> EventFeed::wait(Listener& listener, std::int64_t after,
-                                      std::chrono::milliseconds timeout) {
+asio::awaitable<EventFeed::Wake> EventFeed::wait(Listener& listener, std::int64_t after,
+                                                 std::chrono::milliseconds timeout) {
   const std::shared_ptr<Waiter>& waiter = listener.waiter_;
+  Wake wake;
+  wake.after = after;
   {
     std::lock_guard lock(mutex_);
-    if (closed_ || last_seq_ > after) co_return true;
+    if (closed_ || last_seq_ > after) {
+      wake.woken = true;
+      co_return wake;
+    }
+    std::lock_guard waiter_lock(waiter->mutex);
+    waiter->parked = true;
+    waiter->wake_sent = false;
+    waiter->gone = false;
+    waiter->after = after;
+    waiter->unsent.clear();
     waiters_.push_back(waiter);
   }
-  // publish() posts the cancel to this strand, so it cannot run before the
-  // wait below has started.
+  // Cancels are posted to this strand, so none can run before the wait
+  // below has started.
   waiter->timer.expires_after(timeout);
   auto [ec] = co_await waiter->timer.async_wait(asio::as_tuple(asio::use_awaitable));
   {
     std::lock_guard lock(mutex_);
-    std::erase(waiters_, waiter);  // still listed after a timeout
+    std::erase(waiters_, waiter);  // still listed after a timeout or a direct write
   }
-  co_return ec == asio::error::operation_aborted;
+  std::lock_guard waiter_lock(waiter->mutex);
+  waiter->parked = false;
+  wake.after = waiter->after;
+  wake.unsent = std::move(waiter->unsent);
+  wake.gone = waiter->gone;
+  // Frames written directly count as traffic: no keep-alive is due.
+  wake.woken = ec == asio::error::operation_aborted || wake.after != after;
+  co_return wake;
 }
 
 asio::awaitable<bool> EventFeed::wait(std::int64_t after, std::chrono::milliseconds timeout) {
   Listener listener(co_await asio::this_coro::executor);
-  co_return co_await wait(listener, after, timeout);
+  auto wake = co_await wait(listener, after, timeout);
+  co_return wake.woken;
 }
 
 std::int64_t EventFeed::floor() const {

@@ -1,13 +1,17 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -18,7 +22,14 @@ namespace ava::app {
 // however many clients follow it, and memory does not grow with slow
 // clients. A subscriber that falls behind the backlog is cut (it
 // reconnects from its cursor and replays from the log). Thread-safe.
-class EventFeed {
+//
+// A subscriber that waits with a direct writer (see Listener) is not woken
+// for each frame: while it waits, one fan-out task per feed writes new
+// frames straight to its socket, so an event for a thousand subscribers
+// costs a thousand non-blocking sends, not a thousand coroutine wake-ups
+// and timer re-arms. Only a socket that does not take a whole frame, or a
+// peer that is gone, wakes its subscriber.
+class EventFeed : public std::enable_shared_from_this<EventFeed> {
  public:
   struct Frame {
     std::int64_t seq = 0;
@@ -26,9 +37,16 @@ class EventFeed {
   };
   using FramePtr = std::shared_ptr<const Frame>;
 
-  // `floor`: the feed holds nothing at or before this seq (what came
-  // earlier must be read elsewhere, e.g. from the log).
-  EventFeed(std::size_t max_bytes, std::size_t max_frames, std::int64_t floor = 0);
+  // Writes what a socket takes at once, without waiting, from any thread:
+  // the number of bytes taken (0 when its buffer is full), or -1 when the
+  // peer is gone.
+  using DirectWrite = std::function<std::ptrdiff_t(std::string_view bytes)>;
+
+  // `fan_out`: where direct writes run. `floor`: the feed holds nothing at
+  // or before this seq (what came earlier must be read elsewhere, e.g. from
+  // the log). Make it with std::make_shared: the fan-out task keeps it alive.
+  EventFeed(boost::asio::any_io_executor fan_out, std::size_t max_bytes, std::size_t max_frames,
+            std::int64_t floor = 0);
 
   void publish(std::int64_t seq, std::string bytes);
   // Called once the source is subscribed: everything up to `known_last` is
@@ -47,11 +65,20 @@ class EventFeed {
   // `behind` when frames after `after` were already dropped.
   Batch take(std::int64_t after, std::size_t max_frames = 256) const;
   class Listener;
+  struct Wake {
+    bool woken = false;      // false: the timeout passed with nothing written
+    std::int64_t after = 0;  // the cursor, moved on by frames written directly
+    std::string unsent;      // the tail of a frame the socket did not take: write it first
+    bool gone = false;       // a direct write found the peer gone
+  };
   // Completes when a frame after `after` exists, the feed closes or
-  // `timeout` passes, whichever is first: true unless the timeout passed.
-  // May also return true early (a wake-up meant for an earlier wait); the
-  // caller takes again. Call on the strand the listener was made for.
-  boost::asio::awaitable<bool> wait(Listener& listener, std::int64_t after,
+  // `timeout` passes, whichever is first. With a direct writer, frames
+  // published meanwhile are written and the cursor moves on; the wait ends
+  // only when a frame did not fit, the peer is gone, the feed closes or
+  // the timeout passes. May also end early (a wake-up meant for an earlier
+  // wait); the caller takes again. Call on the strand the listener was
+  // made for, one wait at a time.
+  boost::asio::awaitable<Wake> wait(Listener& listener, std::int64_t after,
                                     std::chrono::milliseconds timeout);
   // The same with a listener made for this one wait.
   boost::asio::awaitable<bool> wait(std::int64_t after, std::chrono::milliseconds timeout);
@@ -62,11 +89,34 @@ class EventFeed {
 
  private:
   struct Waiter {
-    explicit Waiter(const boost::asio::any_io_executor& executor) : timer(executor) {}
+    Waiter(const boost::asio::any_io_executor& executor, DirectWrite direct)
+        : timer(executor), write(std::move(direct)) {}
     boost::asio::steady_timer timer;
+    const DirectWrite write;
+    // Guards what follows. Taken while holding the feed's mutex, never the
+    // other way round.
+    std::mutex mutex;
+    bool parked = false;     // in wait(): the socket is the fan-out's to write
+    bool wake_sent = false;  // the timer's cancel is on its way
+    bool gone = false;
+    std::int64_t after = 0;
+    std::string unsent;
   };
+  // The frames one fan-out round offers to the waiters parked when it began.
+  struct Round {
+    std::int64_t from = 0;  // the frames are all those after this seq
+    std::vector<FramePtr> frames;
+    std::string joined;  // their bytes in one piece, when more than one
+    std::vector<std::shared_ptr<Waiter>> targets;
+    std::atomic<std::size_t> chunks_left{0};
+  };
+  static void wake(const std::shared_ptr<Waiter>& waiter);  // waiter->mutex held
+  void fan_out();
+  void finish_chunk(const std::shared_ptr<Round>& round);
+  static void deliver(const std::shared_ptr<Waiter>& waiter, const Round& round);
 
   friend class Listener;
+  const boost::asio::any_io_executor fan_out_executor_;
   const std::size_t max_bytes_;
   const std::size_t max_frames_;
   mutable std::mutex mutex_;
@@ -76,15 +126,22 @@ class EventFeed {
   std::int64_t last_seq_;
   bool closed_ = false;
   std::vector<std::shared_ptr<Waiter>> waiters_;
+  std::int64_t fanned_;   // every frame up to here was offered to the parked waiters
+  bool fanning_ = false;  // a fan-out task is posted or running
 };
 
 // One subscriber's wake-up, made once per stream on the subscriber's strand
-// and reused by every wait: a publish to a thousand subscribers then costs
-// a thousand posts, not a thousand timers made and destroyed.
+// and reused by every wait. `direct` may be called from any thread while a
+// wait() runs and never otherwise; it must stay valid while the listener
+// lives.
 class EventFeed::Listener {
  public:
-  explicit Listener(const boost::asio::any_io_executor& executor)
-      : waiter_(std::make_shared<Waiter>(executor)) {}
+  explicit Listener(const boost::asio::any_io_executor& executor, DirectWrite direct = {})
+      : waiter_(std::make_shared<Waiter>(executor, std::move(direct))) {}
+  // A coroutine destroyed inside wait() must not leave its socket to the fan-out.
+  ~Listener();
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
 
  private:
   friend class EventFeed;

@@ -84,7 +84,7 @@ int run_api_server(const ServeOptions& options) {
   const bool backend = options.mode == "backend";
 
   asio::io_context io(options.threads);
-  StatusFeed status;
+  StatusFeed status(io.get_executor());
   // One connection per MCP server, shared by every conversation.
   auto mcp = McpHub::create({.executor = io.get_executor(), .home = *home});
   ConversationHost host({.executor = io.get_executor(),

@@ -6,6 +6,7 @@ on an ephemeral loopback port, with the loopback fake provider.
 """
 
 import base64
+import http.client
 import json
 import os
 import signal
@@ -417,6 +418,86 @@ def raw_request(port, data, timeout=5):
                 break
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def read_sse_until_closed(sock, timeout):
+    """Reads a raw SSE socket to its end: (events as (id, kind), comments)."""
+    deadline = time.monotonic() + timeout
+    chunks = []
+    while True:
+        remaining = deadline - time.monotonic()
+        check(remaining > 0, "the stream did not end within %d s" % timeout)
+        sock.settimeout(remaining)
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    data = b"".join(chunks)
+    body = data.split(b"\r\n\r\n", 1)[1].decode()
+    events, comments = [], []
+    for block in body.split("\n\n"):
+        fields = {}
+        for line in block.split("\n"):
+            if line.startswith(":"):
+                comments.append(line)
+            elif ":" in line:
+                name, _, value = line.partition(":")
+                fields[name] = value.strip()
+        if "data" in fields:
+            events.append((int(fields["id"]), fields.get("event")))
+    return events, comments
+
+
+@with_backend
+def test_a_stalled_subscriber_is_cut_and_resumes_from_its_cursor(server, project_id):
+    conversation = new_conversation(server, project_id)
+    path = "/api/conversations/%s/events" % conversation
+    server.ok("POST", "/api/conversations/%s/pause" % conversation)  # inputs pile up, no turns
+    # A subscriber that stops reading, with a small receive window.
+    stalled = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    stalled.connect(("127.0.0.1", server.port))
+    stalled.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n\r\n"
+                     % (path, server.port, server.token)).encode())
+    follower = EventStream(server, path)
+    # Far more than the feed keeps for a subscriber (8 MiB) plus what the
+    # kernel buffers on the connection (tcp_wmem allows up to 4 MiB).
+    total = 5000
+    started = time.monotonic()
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    headers = {"Authorization": "Bearer " + server.token, "Content-Type": "application/json"}
+    for i in range(total):
+        connection.request("POST", "/api/conversations/%s/input" % conversation,
+                           json.dumps({"text": "input %d %s" % (i, "x" * 4000), "kind": "followup"}), headers)
+        response = connection.getresponse()
+        response.read()
+        check(response.status == 202, "input %d -> %d" % (i, response.status))
+    connection.close()
+    sys.stderr.write("%d inputs acknowledged in %.1f s\n" % (total, time.monotonic() - started))
+    # A reading subscriber is not held back by the stalled one.
+    def saw_last_input(events):
+        return events and events[-1][1] == "input" and "input %d " % (total - 1) in json.dumps(events[-1][2])
+    followed = follower.wait_until(saw_last_input, timeout=60, what="every input")
+    follower.close()
+    last = int(followed[-1][0])
+    check(len(followed) == last and len(followed) >= total, "follower missed events")
+    check(server.ok("GET", "/api/health")["pid"] == server.process.pid, "health after the flood")
+    # The stalled one, once it reads, gets a prefix of the log, then is cut.
+    events, comments = read_sse_until_closed(stalled, 60)
+    stalled.close()
+    ids = [seq for seq, _ in events]
+    check(ids == list(range(1, len(ids) + 1)), "stalled stream is not a gapless prefix: %s" % ids[-5:])
+    check(0 < len(ids) < total, "stalled subscriber was not cut (%d events)" % len(ids))
+    check(any("too far behind" in comment for comment in comments), comments[-3:])
+    # Reconnecting from its cursor gives exactly the rest.
+    resumed = EventStream(server, path, last_event_id=ids[-1])
+    rest = resumed.wait_until(lambda got: len(got) >= last - len(ids), timeout=60, what="the rest")
+    time.sleep(0.3)
+    resumed.close()
+    check([int(e[0]) for e in resumed.events] == list(range(len(ids) + 1, last + 1)),
+          "resumed stream is not exactly the rest: %d events, %s..%s after %d" % (
+              len(resumed.events), resumed.events[0][0], resumed.events[-1][0], ids[-1]))
+    check(rest[-1][1] == "input", rest[-1])
 
 
 @with_backend

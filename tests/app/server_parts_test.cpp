@@ -1,12 +1,18 @@
 // The API server's parts in isolation: routing, the fence, the event feed
 // and the registry. The whole server is tested black-box in backend_test.py.
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <array>
+#include <atomic>
+#include <cerrno>
 #include <fstream>
 #include <thread>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>
 #include <catch2/catch.hpp>
@@ -108,7 +114,8 @@ TEST_CASE("percent-decoding rejects broken escapes", "[app][http]") {
 
 TEST_CASE("an event feed hands out frames after a cursor and reports subscribers left behind",
           "[app][feed]") {
-  app::EventFeed feed(/*max_bytes=*/100, /*max_frames=*/4, /*floor=*/0);
+  asio::io_context io;
+  app::EventFeed feed(io.get_executor(), /*max_bytes=*/100, /*max_frames=*/4, /*floor=*/0);
   feed.start_after(10);  // 1..10 are in the log
   CHECK(feed.take(3).outcome == app::EventFeed::Outcome::behind);
   CHECK(feed.take(10).outcome == app::EventFeed::Outcome::nothing_yet);
@@ -128,7 +135,8 @@ TEST_CASE("an event feed hands out frames after a cursor and reports subscribers
 }
 
 TEST_CASE("an event feed started while frames arrive starts at the first of them", "[app][feed]") {
-  app::EventFeed feed(1000, 10, 0);
+  asio::io_context io;
+  app::EventFeed feed(io.get_executor(), 1000, 10, 0);
   feed.publish(7, "seven");  // arrived between subscribing and reading the log's end
   feed.start_after(7);
   CHECK(feed.floor() == 6);
@@ -138,7 +146,7 @@ TEST_CASE("an event feed started while frames arrive starts at the first of them
 TEST_CASE("event feed waiters on many strands are woken by a publish from another thread",
           "[app][feed]") {
   asio::io_context io;
-  auto feed = std::make_shared<app::EventFeed>(1 << 20, 1024, 0);
+  auto feed = std::make_shared<app::EventFeed>(io.get_executor(), 1 << 20, 1024, 0);
   constexpr int subscribers = 200;
   std::atomic<int> woken{0};
   for (int i = 0; i < subscribers; ++i) {
@@ -163,25 +171,119 @@ TEST_CASE("event feed waiters on many strands are woken by a publish from anothe
 TEST_CASE("one event feed listener serves many waits: timeouts say false, publishes true",
           "[app][feed]") {
   asio::io_context io;
-  app::EventFeed feed(1 << 20, 1024, 0);
+  app::EventFeed feed(io.get_executor(), 1 << 20, 1024, 0);
   std::vector<bool> results;
   asio::co_spawn(
       asio::make_strand(io),
       [&]() -> asio::awaitable<void> {
         app::EventFeed::Listener listener(co_await asio::this_coro::executor);
-        results.push_back(co_await feed.wait(listener, 0, std::chrono::milliseconds(5)));
+        results.push_back((co_await feed.wait(listener, 0, std::chrono::milliseconds(5))).woken);
         CHECK(feed.subscribers_waiting() == 0);  // a timed-out wait leaves no waiter behind
         for (std::int64_t seq = 1; seq <= 3; ++seq) {
           asio::post(io, [&feed, seq] { feed.publish(seq, "frame"); });
-          results.push_back(co_await feed.wait(listener, seq - 1, std::chrono::seconds(30)));
+          results.push_back(
+              (co_await feed.wait(listener, seq - 1, std::chrono::seconds(30))).woken);
           CHECK(feed.take(seq - 1).frames.size() == 1);
         }
         // Already there: no wait at all.
-        results.push_back(co_await feed.wait(listener, 0, std::chrono::seconds(30)));
+        results.push_back((co_await feed.wait(listener, 0, std::chrono::seconds(30))).woken);
       },
       asio::detached);
   io.run();
   CHECK(results == std::vector<bool>{false, true, true, true, true});
+}
+
+namespace {
+
+std::string read_available(int fd) {
+  std::string out;
+  std::array<char, 65536> chunk{};
+  for (;;) {
+    const ssize_t got = ::recv(fd, chunk.data(), chunk.size(), MSG_DONTWAIT);
+    if (got <= 0) return out;
+    out.append(chunk.data(), static_cast<std::size_t>(got));
+  }
+}
+
+template <typename Predicate>
+bool eventually(Predicate predicate) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!predicate()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("a parked subscriber gets frames written directly and wakes only when one does not fit",
+          "[app][feed]") {
+  std::array<int, 2> fds{};
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds.data()) == 0);
+  const int server_fd = fds[0];
+  int client_fd = fds[1];
+  asio::io_context io;
+  auto work = asio::make_work_guard(io);
+  auto feed = std::make_shared<app::EventFeed>(io.get_executor(), 1 << 22, 1024, 0);
+  std::atomic<int> direct_writes{0};
+  std::atomic<int> waits_done{0};
+  app::EventFeed::Wake first;
+  app::EventFeed::Wake second;
+  asio::co_spawn(
+      asio::make_strand(io),
+      [&]() -> asio::awaitable<void> {
+        app::EventFeed::Listener listener(
+            co_await asio::this_coro::executor, [&](std::string_view bytes) -> std::ptrdiff_t {
+              ++direct_writes;
+              const ssize_t sent =
+                  ::send(server_fd, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+              if (sent >= 0) return sent;
+              return errno == EAGAIN ? 0 : -1;
+            });
+        first = co_await feed->wait(listener, 0, std::chrono::seconds(30));
+        ++waits_done;
+        second = co_await feed->wait(listener, first.after, std::chrono::seconds(30));
+        ++waits_done;
+      },
+      asio::detached);
+  std::thread runner([&] { io.run(); });
+
+  REQUIRE(eventually([&] { return feed->subscribers_waiting() == 1; }));
+  for (int seq = 1; seq <= 3; ++seq) feed->publish(seq, "f" + std::to_string(seq) + ";");
+  std::string received;
+  REQUIRE(eventually([&] {
+    received += read_available(client_fd);
+    return received == "f1;f2;f3;";
+  }));
+  // Written in order without waking the subscriber, which still waits.
+  CHECK(waits_done == 0);
+  CHECK(feed->subscribers_waiting() == 1);
+
+  // Larger than the socket takes at once: the tail comes back to the subscriber.
+  const std::string large(4 << 20, 'L');
+  feed->publish(4, large);
+  REQUIRE(eventually([&] { return waits_done == 1; }));
+  CHECK(first.woken);
+  CHECK(first.after == 4);
+  CHECK_FALSE(first.gone);
+  REQUIRE_FALSE(first.unsent.empty());
+  const std::string head = read_available(client_fd);
+  CHECK(head.size() + first.unsent.size() == large.size());
+  CHECK(head.find_first_not_of('L') == std::string::npos);
+
+  // A peer that is gone ends the second wait.
+  REQUIRE(eventually([&] { return feed->subscribers_waiting() == 1; }));
+  ::close(client_fd);
+  client_fd = -1;
+  const int writes_before = direct_writes;
+  feed->publish(5, "f5;");
+  REQUIRE(eventually([&] { return waits_done == 2; }));
+  CHECK(second.gone);
+  CHECK(direct_writes == writes_before + 1);
+  work.reset();
+  runner.join();
+  ::close(server_fd);
 }
 
 TEST_CASE("the registry persists projects and navigation metadata atomically", "[app][registry]") {
