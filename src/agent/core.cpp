@@ -104,6 +104,8 @@ void AgentCore::prepare(const std::filesystem::path& cwd) {
   tools_ = options_.tools ? std::move(*options_.tools) : tool::default_tools();
   options_.tools.reset();
   auto skills = discover_skills(options_.skill_roots);
+  std::erase_if(
+      skills, [this](const Skill& skill) { return options_.disabled_skills.contains(skill.name); });
   if (!skills.empty() && !tools_.find("skill")) tools_.add(make_skill_tool(skills));
   if (options_.system_prompt) {
     system_prompt_ = *options_.system_prompt;

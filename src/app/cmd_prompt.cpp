@@ -21,6 +21,7 @@
 #include "app/prompt_output.hpp"
 #include "app/providers.hpp"
 #include "app/session_paths.hpp"
+#include "app/skill_availability.hpp"
 #include "ava/agent/prompt.hpp"
 #include "ava/base/id.hpp"
 #include "ava/llm/catalog.hpp"
@@ -170,6 +171,7 @@ int run_prompt(const PromptFlags& flags) {
   options.system_prompt = flags.system_prompt;
   options.append_system_prompt = flags.append_system_prompt;
   options.skill_roots = agent::default_skill_roots(home->root(), cwd);
+  options.disabled_skills = disabled_skills_for(*home, cwd);
   if (flags.max_steps > 0) options.max_steps = flags.max_steps;
 
   auto created = existing ? agent::Agent::create_at(io.get_executor(), *log, std::move(options))

@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app/skill_availability.hpp"
 #include "ava/agent/prompt.hpp"
 #include "ava/base/clock.hpp"
 #include "ava/base/id.hpp"
@@ -107,6 +108,7 @@ Result<protocol::Conversation> ConversationHost::create(
   agent_options.model = {.provider = request.model.provider, .model = request.model.model};
   agent_options.cwd = project->path;
   agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
+  agent_options.disabled_skills = disabled_skills_for(options_.home, project->path);
   agent_options.tools = tools_for(project->path);
   agent_options.limits = options_.limits;
   AVA_TRY(auto created,
@@ -149,6 +151,7 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::open(const std::stri
   if (auto conversation = options_.registry->conversation(id)) {
     if (auto project = options_.registry->project(conversation->project_id)) {
       agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
+      agent_options.disabled_skills = disabled_skills_for(options_.home, project->path);
       agent_options.tools = tools_for(project->path);
     }
   }

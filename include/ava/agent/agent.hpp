@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -56,6 +57,9 @@ struct AgentOptions {
   std::optional<std::string> system_prompt;        // replaces the built prompt entirely
   std::string append_system_prompt;                // added after the built (or replaced) prompt
   std::vector<std::filesystem::path> skill_roots;  // folders of <name>/SKILL.md; see prompt.hpp
+  // Skills the application switched off: left out of the prompt's index and
+  // the skill tool, as if they were not on disk.
+  std::set<std::string> disabled_skills;
   int max_steps = base::Limits::defaults().max_steps_per_turn;
   double compact_fraction = 0.8;  // compact when a request would exceed this share of the window
   base::Limits limits = base::Limits::defaults();
