@@ -117,8 +117,9 @@ void AgentCore::prepare(const std::filesystem::path& cwd) {
     if (!system_prompt_.empty()) system_prompt_ += "\n\n";
     system_prompt_ += options_.append_system_prompt;
   }
-  tool_specs_ = to_llm_specs(tools_);
-  fixed_tokens_ = estimate_tokens(llm::Request{.system = system_prompt_, .tools = tool_specs_});
+  own_tools_ = tools_.size();
+  add_source_tools();
+  publish_tool_specs();
   tool_context_ = tool::ToolContext{.cwd = cwd, .limits = options_.limits, .executor = strand_};
 }
 
