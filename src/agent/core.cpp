@@ -104,6 +104,8 @@ void AgentCore::prepare(const std::filesystem::path& cwd) {
   tools_ = options_.tools ? std::move(*options_.tools) : tool::default_tools();
   options_.tools.reset();
   auto skills = discover_skills(options_.skill_roots);
+  std::erase_if(
+      skills, [this](const Skill& skill) { return options_.disabled_skills.contains(skill.name); });
   if (!skills.empty() && !tools_.find("skill")) tools_.add(make_skill_tool(skills));
   if (options_.system_prompt) {
     system_prompt_ = *options_.system_prompt;
@@ -115,8 +117,9 @@ void AgentCore::prepare(const std::filesystem::path& cwd) {
     if (!system_prompt_.empty()) system_prompt_ += "\n\n";
     system_prompt_ += options_.append_system_prompt;
   }
-  tool_specs_ = to_llm_specs(tools_);
-  fixed_tokens_ = estimate_tokens(llm::Request{.system = system_prompt_, .tools = tool_specs_});
+  own_tools_ = tools_.size();
+  add_source_tools();
+  publish_tool_specs();
   tool_context_ = tool::ToolContext{.cwd = cwd, .limits = options_.limits, .executor = strand_};
 }
 

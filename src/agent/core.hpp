@@ -107,6 +107,11 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   boost::asio::awaitable<void> compact_if_needed(const std::string& turn_id, int step);
 
   void prepare(const std::filesystem::path& cwd);
+  // tools.cpp: the source's tools after the agent's own; refreshed between
+  // steps (on the strand) when the source's generation moved.
+  void add_source_tools();
+  void refresh_source_tools();
+  void publish_tool_specs();
   void launch();
   void on_durable(const session::Event& event);
   void remember_input(const session::Event& event);  // with mutex_ held or before launch
@@ -123,8 +128,10 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   // Driver-only (on the strand).
   ProviderBinding binding_;
   tool::ToolRegistry tools_;
+  std::size_t own_tools_ = 0;  // tools_ before the source's
+  std::uint64_t source_generation_ = 0;
   std::string system_prompt_;
-  std::vector<llm::ToolSpec> tool_specs_;  // the registry's, as sent
+  std::vector<llm::ToolSpec> tool_specs_;  // the registry's, as sent; changed under mutex_
   std::int64_t fixed_tokens_ = 0;          // system prompt and tool schemas
   tool::ToolContext tool_context_;
   boost::asio::steady_timer wake_timer_;

@@ -239,6 +239,7 @@ asio::awaitable<void> AgentCore::run_turn(TurnPlan plan) {
 
 asio::awaitable<StepOutcome> AgentCore::run_step(const std::string& turn_id, int step) {
   swap_provider_if_requested();
+  refresh_source_tools();
   co_await compact_if_needed(turn_id, step);
   llm::Request request;
   bool aborted_before = false;

@@ -133,21 +133,19 @@ std::vector<Skill> discover_skills(const std::vector<fs::path>& roots) {
   return skills;
 }
 
-std::vector<fs::path> default_skill_roots(const fs::path& home, const fs::path& cwd) {
-  std::vector<fs::path> roots{home / "skills"};
+fs::path project_root(const fs::path& cwd) {
   std::error_code ec;
   fs::path dir = fs::weakly_canonical(cwd, ec);
   if (ec) dir = cwd;
-  fs::path project = dir;
   for (fs::path probe = dir;; probe = probe.parent_path()) {
-    if (fs::exists(probe / ".git", ec)) {
-      project = probe;
-      break;
-    }
+    if (fs::exists(probe / ".git", ec)) return probe;
     if (!probe.has_parent_path() || probe.parent_path() == probe) break;
   }
-  roots.push_back(project / ".ava" / "skills");
-  return roots;
+  return dir;
+}
+
+std::vector<fs::path> default_skill_roots(const fs::path& home, const fs::path& cwd) {
+  return {home / "skills", project_root(cwd) / ".ava" / "skills"};
 }
 
 Result<std::string> load_skill_body(const Skill& skill) {

@@ -46,6 +46,7 @@ void add_project_routes(Router& router, const std::shared_ptr<ApiContext>& conte
 void add_conversation_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 void add_event_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 void add_mcp_routes(Router& router, const std::shared_ptr<ApiContext>& context);
+void add_skill_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 
 inline void add_api_routes(Router& router, const std::shared_ptr<ApiContext>& context) {
   add_system_routes(router, context);
@@ -54,6 +55,7 @@ inline void add_api_routes(Router& router, const std::shared_ptr<ApiContext>& co
   add_conversation_routes(router, context);
   add_event_routes(router, context);
   add_mcp_routes(router, context);
+  add_skill_routes(router, context);
 }
 
 // Helpers shared by the route files.

@@ -397,4 +397,21 @@ Result<std::optional<bool>> CapabilitiesStore::skill_enabled(const std::string& 
   return std::optional<bool>(query.integer(0) != 0);
 }
 
+Result<std::vector<CapabilitiesStore::SkillSwitch>> CapabilitiesStore::skill_switches(
+    const std::string& project) const {
+  AVA_TRY(auto query,
+          Statement::prepare(db_.get(),
+                             "SELECT skill, project, enabled FROM skill_availability "
+                             "WHERE project = '' OR project = ? ORDER BY skill, project"));
+  query.bind(1, project);
+  std::vector<SkillSwitch> switches;
+  for (;;) {
+    AVA_TRY(bool row, query.step());
+    if (!row) break;
+    switches.push_back(
+        {.skill = query.text(0), .project = query.text(1), .enabled = query.integer(2) != 0});
+  }
+  return switches;
+}
+
 }  // namespace ava::app

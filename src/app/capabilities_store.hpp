@@ -67,6 +67,15 @@ class CapabilitiesStore {
                                  std::optional<bool> enabled);
   Result<std::optional<bool>> skill_enabled(const std::string& skill,
                                             const std::string& project) const;
+  struct SkillSwitch {
+    std::string skill;
+    std::string project;  // "" for the user-wide switch
+    bool enabled = true;
+  };
+  // The switches that bear on `project`: the user-wide ones and the
+  // project's own (only the user-wide ones for ""), by skill. One query,
+  // so an agent's start-up pays for one statement however many skills.
+  Result<std::vector<SkillSwitch>> skill_switches(const std::string& project) const;
 
   // OAuth credentials of HTTP servers (capabilities_oauth.cpp), for
   // StoredCredentials: the JSON document (empty when signed out), the

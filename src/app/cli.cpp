@@ -28,6 +28,7 @@ int run_cli(int argc, char** argv) {
   add_mcp_commands(cli, context);
   add_mcp_login_commands(mcp_command(cli), context);
   add_mcp_conformance_command(mcp_command(cli));
+  add_skill_commands(cli, context);
   add_prompt_options(cli, context);
   ServeFlags serve;
   add_serve_options(cli, serve);

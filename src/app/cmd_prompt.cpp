@@ -17,10 +17,12 @@
 
 #include "app/commands.hpp"
 #include "app/mcp_hub.hpp"
+#include "app/mcp_tool_source.hpp"
 #include "app/ownership.hpp"
 #include "app/prompt_output.hpp"
 #include "app/providers.hpp"
 #include "app/session_paths.hpp"
+#include "app/skill_availability.hpp"
 #include "ava/agent/prompt.hpp"
 #include "ava/base/id.hpp"
 #include "ava/llm/catalog.hpp"
@@ -109,19 +111,18 @@ void run_until_done(asio::io_context& io, asio::awaitable<void> task) {
   io.restart();
 }
 
-// The built-in tools and those of the MCP servers enabled for `cwd`. A slow
-// server is waited for at most --mcp-wait; one that does not answer in time
-// offers the tools it listed last time (calls wait for it) or none, and a
-// broken one is reported and left out: neither stops the turn.
-tool::ToolRegistry prompt_tools(asio::io_context& io, McpHub& hub, const fs::path& cwd,
-                                const PromptFlags& flags) {
-  tool::ToolRegistry tools = tool::default_tools();
-  if (flags.no_mcp) return tools;
-  run_until_done(io, hub.wait_listed(cwd, std::chrono::milliseconds(flags.mcp_wait_ms)));
-  auto offer = hub.tools_for(cwd);
-  for (const auto& note : offer.notes) std::fprintf(stderr, "ava: %s\n", note.c_str());
-  for (auto& tool : offer.tools) tools.add(std::move(tool));
-  return tools;
+// The tools of the MCP servers enabled for `cwd`, after the built-in ones.
+// A slow server is waited for at most --mcp-wait; one that does not answer
+// in time offers the tools it listed last time (calls wait for it) or none,
+// and a broken one is reported and left out: neither stops the turn. A
+// server's later tools/list_changed reaches the agent at its next step.
+std::shared_ptr<tool::ToolSource> prompt_tools(asio::io_context& io,
+                                               const std::shared_ptr<McpHub>& hub,
+                                               const fs::path& cwd, const PromptFlags& flags) {
+  if (flags.no_mcp) return nullptr;
+  run_until_done(io, hub->wait_listed(cwd, std::chrono::milliseconds(flags.mcp_wait_ms)));
+  return mcp_tool_source(
+      hub, cwd, [](const std::string& note) { std::fprintf(stderr, "ava: %s\n", note.c_str()); });
 }
 
 int run_prompt(const PromptFlags& flags) {
@@ -162,7 +163,7 @@ int run_prompt(const PromptFlags& flags) {
     }
   } hub_closer{io, *hub};
   agent::AgentOptions options;
-  options.tools = prompt_tools(io, *hub, cwd, flags);
+  options.tool_source = prompt_tools(io, hub, cwd, flags);
   options.provider_factory =
       make_provider_factory(io.get_executor(), [settings] { return settings; });
   options.model = {.provider = flags.provider, .model = flags.model};
@@ -170,6 +171,7 @@ int run_prompt(const PromptFlags& flags) {
   options.system_prompt = flags.system_prompt;
   options.append_system_prompt = flags.append_system_prompt;
   options.skill_roots = agent::default_skill_roots(home->root(), cwd);
+  options.disabled_skills = disabled_skills_for(*home, cwd);
   if (flags.max_steps > 0) options.max_steps = flags.max_steps;
 
   auto created = existing ? agent::Agent::create_at(io.get_executor(), *log, std::move(options))

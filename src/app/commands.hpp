@@ -25,6 +25,8 @@ CLI::App& mcp_command(CLI::App& cli);
 void add_mcp_conformance_command(CLI::App& mcp);
 // `ava mcp login|logout` (cmd_mcp_login.cpp).
 void add_mcp_login_commands(CLI::App& mcp, CliContext& context);
+// `ava skill list|enable|disable|reset` (cmd_skill.cpp).
+void add_skill_commands(CLI::App& cli, CliContext& context);
 // `ava -p`: top-level options rather than a subcommand.
 void add_prompt_options(CLI::App& cli, CliContext& context);
 

@@ -4,6 +4,8 @@
 #include <boost/asio/post.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app/mcp_tool_source.hpp"
+#include "app/skill_availability.hpp"
 #include "ava/agent/prompt.hpp"
 #include "ava/base/clock.hpp"
 #include "ava/base/id.hpp"
@@ -108,7 +110,8 @@ Result<protocol::Conversation> ConversationHost::create(
   agent_options.model = {.provider = request.model.provider, .model = request.model.model};
   agent_options.cwd = project->path;
   agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
-  agent_options.tools = tools_for(project->path);
+  agent_options.disabled_skills = disabled_skills_for(options_.home, project->path);
+  agent_options.tool_source = tool_source_for(project->path);
   agent_options.limits = options_.limits;
   AVA_TRY(auto created,
           agent::Agent::create(options_.executor, log_path(id), std::move(agent_options)));
@@ -150,7 +153,8 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::open(const std::stri
   if (auto conversation = options_.registry->conversation(id)) {
     if (auto project = options_.registry->project(conversation->project_id)) {
       agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
-      agent_options.tools = tools_for(project->path);
+      agent_options.disabled_skills = disabled_skills_for(options_.home, project->path);
+      agent_options.tool_source = tool_source_for(project->path);
     }
   }
   auto opened = agent::Agent::create_at(options_.executor, log_path(id), std::move(agent_options));
@@ -204,13 +208,11 @@ void ConversationHost::on_turn_end(const std::weak_ptr<LiveConversation>& weak) 
   });
 }
 
-tool::ToolRegistry ConversationHost::tools_for(const std::filesystem::path& project) const {
-  tool::ToolRegistry tools = tool::default_tools();
-  if (!options_.mcp) return tools;
-  auto offer = options_.mcp->tools_for(project);
-  for (const auto& note : offer.notes) spdlog::info("{}", note);
-  for (auto& tool : offer.tools) tools.add(std::move(tool));
-  return tools;
+std::shared_ptr<tool::ToolSource> ConversationHost::tool_source_for(
+    const std::filesystem::path& project) const {
+  if (!options_.mcp) return nullptr;
+  return mcp_tool_source(options_.mcp, project,
+                         [](const std::string& note) { spdlog::info("{}", note); });
 }
 
 std::shared_ptr<LiveConversation> ConversationHost::find_loaded(const std::string& id) const {

@@ -57,7 +57,8 @@ class ConversationHost {
     agent::ProviderFactory provider_factory;
     base::Limits limits = base::Limits::defaults();
     // Shared MCP connections: each agent gets the tools of the servers
-    // enabled in its project. Null: built-in tools only.
+    // enabled in its project, and their changes (tools/list_changed) from
+    // its next step. Null: built-in tools only.
     std::shared_ptr<McpHub> mcp;
   };
   explicit ConversationHost(Options options);
@@ -80,7 +81,8 @@ class ConversationHost {
   Result<std::shared_ptr<LiveConversation>> attach(const std::string& id,
                                                    std::unique_ptr<agent::Agent> agent);
   void on_turn_end(const std::weak_ptr<LiveConversation>& weak);
-  tool::ToolRegistry tools_for(const std::filesystem::path& project) const;
+  // The MCP tools of the project's servers, followed while the agent runs.
+  std::shared_ptr<tool::ToolSource> tool_source_for(const std::filesystem::path& project) const;
 
   Options options_;
   std::mutex load_mutex_;  // one log load at a time: no log is opened twice

@@ -177,9 +177,16 @@ std::shared_ptr<McpHub::Server> McpHub::server_for(const McpServerEntry& entry) 
   auto server = std::make_shared<Server>(options_.executor);
   server->entry = entry;
   server->print = print;
-  server->connection = tool::mcp::ServerConnection::create(
-      options_.executor,
-      server_config(options_.executor, entry, options_.home, options_.default_cwd, credentials_));
+  auto config =
+      server_config(options_.executor, entry, options_.home, options_.default_cwd, credentials_);
+  // The connection drops its cached list on list_changed; the hub lists
+  // again at once, so loaded agents get the new tools at their next step.
+  config.session.on_notification = [hub = weak_from_this(), weak = std::weak_ptr<Server>(server)](
+                                       const std::string& method, const json&) {
+    if (method != "notifications/tools/list_changed") return;
+    if (auto self = hub.lock()) self->tools_changed(weak);
+  };
+  server->connection = tool::mcp::ServerConnection::create(options_.executor, std::move(config));
   servers_[entry.name] = server;
   return server;
 }
@@ -191,22 +198,28 @@ void McpHub::start_listing(const std::shared_ptr<Server>& server) {
   auto list = [](std::shared_ptr<McpHub> hub,
                  std::shared_ptr<Server> listed_server) -> asio::awaitable<void> {
     co_await asio::this_coro::throw_if_cancelled(false);
+    const std::uint64_t generation = listed_server->connection->tools_generation();
     auto tools = co_await listed_server->connection->tools();
-    hub->listed(listed_server, std::move(tools));
+    hub->listed(listed_server, generation, std::move(tools));
   };
   asio::co_spawn(server->strand, list(self, server),
                  asio::bind_cancellation_slot(server->cancel.slot(), asio::detached));
 }
 
-void McpHub::listed(const std::shared_ptr<Server>& server, Result<std::vector<ToolInfo>> tools) {
+void McpHub::listed(const std::shared_ptr<Server>& server, std::uint64_t generation,
+                    Result<std::vector<ToolInfo>> tools) {
   std::vector<std::shared_ptr<Gather>> waiting;
   {
     std::lock_guard lock(mutex_);
     server->listing = false;
     if (tools) {
+      const bool changed = !server->tools || tools_to_json(*server->tools) != tools_to_json(*tools);
       server->tools = *tools;
-      server->listed_generation = server->connection->tools_generation();
+      server->listed_generation = generation;
       server->error.clear();
+      if (changed) ++tools_version_;
+      // A list_changed that came while listing: this list may be stale.
+      if (server->connection->tools_generation() != generation) start_listing(server);
     } else {
       server->error = tools.error().message;
     }
@@ -224,6 +237,17 @@ void McpHub::listed(const std::shared_ptr<Server>& server, Result<std::vector<To
     spdlog::debug("mcp {}: cannot list tools: {}", server->entry.name, tools.error().message);
   }
   for (const auto& gather : waiting) gather->done();
+}
+
+void McpHub::tools_changed(const std::weak_ptr<Server>& weak) {
+  auto server = weak.lock();
+  if (!server) return;
+  std::lock_guard lock(mutex_);
+  // A replaced server's connection is kept for the agents holding its tools
+  // until they refresh; only the current one is listed.
+  auto it = servers_.find(server->entry.name);
+  if (it == servers_.end() || it->second != server) return;
+  start_listing(server);  // already listing: listed() sees the generation moved
 }
 
 asio::awaitable<void> McpHub::wait_listed(fs::path project, std::chrono::milliseconds wait) {

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -72,6 +74,11 @@ class McpHub : public std::enable_shared_from_this<McpHub> {
   // before the first conversation asks (the backend at start-up).
   void warm();
 
+  // Moves on whenever a server's tool list, as listed in this process,
+  // changed: a first listing, or a new one after the server sent
+  // notifications/tools/list_changed (the hub lists again at once).
+  std::uint64_t tools_version() const { return tools_version_.load(); }
+
   // Closes every connection (in parallel); later calls offer nothing.
   boost::asio::awaitable<void> close();
 
@@ -83,8 +90,9 @@ class McpHub : public std::enable_shared_from_this<McpHub> {
                                               std::vector<std::string>& notes);
   std::shared_ptr<Server> server_for(const McpServerEntry& entry);  // mutex_ held
   void start_listing(const std::shared_ptr<Server>& server);        // mutex_ held
-  void listed(const std::shared_ptr<Server>& server,
+  void listed(const std::shared_ptr<Server>& server, std::uint64_t generation,
               Result<std::vector<tool::mcp::ToolInfo>> tools);
+  void tools_changed(const std::weak_ptr<Server>& server);
 
   Options options_;
   std::shared_ptr<tool::mcp::CredentialStore> credentials_;
@@ -92,6 +100,7 @@ class McpHub : public std::enable_shared_from_this<McpHub> {
   std::map<std::string, std::shared_ptr<Server>, std::less<>> servers_;
   std::vector<std::shared_ptr<tool::mcp::ServerConnection>> retired_;
   bool closed_ = false;
+  std::atomic<std::uint64_t> tools_version_{0};
 };
 
 }  // namespace ava::app

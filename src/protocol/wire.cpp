@@ -282,4 +282,15 @@ Result<ProviderUpdateRequest> parse_provider_update(const json& value) {
   return update;
 }
 
+Result<SkillUpdateRequest> parse_skill_update(const json& value) {
+  AVA_TRY_VOID(require_object(value, "the body"));
+  if (!value.contains("enabled"))
+    return fail(ErrorCode::invalid_argument,
+                "enabled is required: true, false, or null to remove the setting");
+  SkillUpdateRequest update;
+  AVA_TRY_VOID(read_bool(value, "enabled", update.enabled));
+  AVA_TRY_VOID(read_string(value, "projectId", update.project_id));
+  return update;
+}
+
 }  // namespace ava::protocol

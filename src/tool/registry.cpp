@@ -15,6 +15,10 @@ void ToolRegistry::add(std::unique_ptr<Tool> tool) {
   }
 }
 
+void ToolRegistry::truncate(std::size_t count) {
+  if (count < tools_.size()) tools_.resize(count);
+}
+
 Tool* ToolRegistry::find(std::string_view name) const {
   for (const auto& tool : tools_) {
     if (tool->spec().name == name) return tool.get();

@@ -34,8 +34,10 @@ def wait_for(predicate, timeout, what):
 class FakeProvider:
     """ava-fake-provider in echo mode (tests/support/fake_echo.hpp)."""
 
-    def __init__(self, binary):
-        self.process = subprocess.Popen([binary, "--format", "anthropic", "--echo"],
+    def __init__(self, binary, record=None):
+        """record: a file that gets every request as a JSON line (--record)."""
+        extra = ["--record", record] if record else []
+        self.process = subprocess.Popen([binary, "--format", "anthropic", "--echo"] + extra,
                                         stdout=subprocess.PIPE, text=True)
         self.url = self.process.stdout.readline().strip()
         check(self.url.startswith("http://"), "fake provider did not start")

@@ -9,16 +9,19 @@ conversations sharing one connection to @modelcontextprotocol/server-filesystem
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from backend_harness import (EventStream, FakeProvider, Home, Server, check,  # noqa: E402
-                             check_paired, count_turn_ends, run_tests)
+                             check_paired, count_turn_ends, run_tests, wait_for)
 
 AVA, BACKEND, FAKE, SERVERS = sys.argv[1:5]
 FS_SERVER = os.path.join(SERVERS, "node_modules", "@modelcontextprotocol", "server-filesystem",
                          "dist", "index.js")
+CHANGING_SERVER = os.path.join(SERVERS, "changing-tools-server.mjs")
 SECRET = "fs-token-hunter2"
 
 
@@ -133,6 +136,84 @@ def test_conversations_share_one_connection(server, home, project_id):
         log = os.path.join(home.root, "sessions", conversation + ".jsonl.zst")
         text = subprocess.run(["zstd", "-dc", log], capture_output=True).stdout
         check(SECRET.encode() not in text, "the secret is in a session log")
+
+
+def test_loaded_conversation_follows_tools_list_changed():
+    """A server adds and removes a tool (notifications/tools/list_changed)
+    while a conversation is loaded: its next turn offers the new list."""
+    fake = None
+    home = None
+    server = None
+    fake_dir = tempfile.TemporaryDirectory(prefix="ava-list-changed-")
+    record = os.path.join(fake_dir.name, "requests.jsonl")
+    try:
+        fake = FakeProvider(FAKE, record=record)
+        home = Home(fake)
+        added = subprocess.run([AVA, "mcp", "add", "dyn", "--", "node", CHANGING_SERVER],
+                               env=home.env, capture_output=True, text=True)
+        check(added.returncode == 0, "ava mcp add: " + added.stderr)
+        server = Server(home, [BACKEND, "--port", "0"])
+        project = server.ok("POST", "/api/projects", {"path": home.project})["id"]
+        conversation = server.ok("POST", "/api/conversations", {"projectId": project})["id"]
+        stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+
+        def requests():
+            if not os.path.exists(record):
+                return []
+            with open(record) as f:
+                return [json.loads(line) for line in f if line.strip()]
+
+        def cached_tools():
+            db = sqlite3.connect(os.path.join(home.root, "capabilities.sqlite3"))
+            try:
+                row = db.execute("SELECT tools FROM mcp_tool_cache WHERE server = 'dyn'").fetchone()
+            finally:
+                db.close()
+            return [t["name"] for t in json.loads(row[0])] if row else []
+
+        def turn(text, turns):
+            """Runs one turn; the tool names of its first request and its final answer."""
+            before = len(requests())
+            server.ok("POST", "/api/conversations/%s/input" % conversation, {"text": text},
+                      expect=(202,))
+            events = stream.wait_until(count_turn_ends(turns), what="turn %d" % turns)
+            tools = [t["name"] for t in requests()[before]["body"]["tools"]]
+            return tools, final_text(events)
+
+        base = ["read", "write", "edit", "bash"]
+        tools, answer = turn("tool: mcp__dyn__add-tool {}", 1)
+        check(tools == base + ["mcp__dyn__add-tool", "mcp__dyn__remove-tool"], tools)
+        check(answer == "done: added late", answer)
+        # The hub lists the server again and caches the list after its agents' version moved.
+        wait_for(lambda: "late" in cached_tools(), 10, "the new list")
+
+        tools, answer = turn("tool: mcp__dyn__late {}", 2)
+        check(tools == base + ["mcp__dyn__add-tool", "mcp__dyn__remove-tool", "mcp__dyn__late"],
+              tools)
+        check(answer == "done: late tool ran", answer)
+
+        tools, answer = turn("tool: mcp__dyn__remove-tool {}", 3)
+        check(answer == "done: removed late", answer)
+        wait_for(lambda: "late" not in cached_tools(), 10, "the list without late")
+        tools, answer = turn("tool: mcp__dyn__late {}", 4)
+        check(tools == base + ["mcp__dyn__add-tool", "mcp__dyn__remove-tool"], tools)
+        events = stream.wait_until(count_turn_ends(4))
+        results = [data for _, kind, data in events if kind == "tool_result"]
+        check(results[-1]["status"] == "error", results[-1])  # no such tool any more
+        check_paired(events, conversation)
+        stream.close()
+    except Exception:
+        if server:
+            sys.stderr.write("--- server log\n" + server.log_text() + "\n")
+        raise
+    finally:
+        if server:
+            server.stop()
+        if fake:
+            fake.stop()
+        if home:
+            home.cleanup()
+        fake_dir.cleanup()
 
 
 TESTS = [(name, test) for name, test in globals().items() if name.startswith("test_")]

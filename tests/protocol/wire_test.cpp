@@ -56,6 +56,21 @@ TEST_CASE("patches change only what they name", "[protocol][wire]") {
   CHECK_FALSE(protocol::parse_conversation_patch(json::parse(R"({"reviewedSeq":-1})")));
 }
 
+TEST_CASE("skill updates say enabled, or null to remove the switch", "[protocol][wire]") {
+  auto off = protocol::parse_skill_update(json::parse(R"({"enabled":false,"projectId":"p1"})"));
+  REQUIRE(off);
+  CHECK(off->enabled == false);
+  CHECK(off->project_id == "p1");
+  auto reset = protocol::parse_skill_update(json::parse(R"({"enabled":null})"));
+  REQUIRE(reset);
+  CHECK_FALSE(reset->enabled);
+  CHECK(reset->project_id.empty());
+  CHECK_FALSE(protocol::parse_skill_update(json::parse(R"({})")));
+  CHECK_FALSE(protocol::parse_skill_update(json::parse(R"({"enabled":"yes"})")));
+  CHECK_FALSE(protocol::parse_skill_update(json::parse(R"({"enabled":true,"projectId":3})")));
+  CHECK_FALSE(protocol::parse_skill_update(json::parse(R"([true])")));
+}
+
 TEST_CASE("conversations round-trip through the registry's JSON", "[protocol][wire]") {
   const protocol::Conversation original{
       .id = "c",

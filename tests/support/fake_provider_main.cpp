@@ -2,11 +2,15 @@
 //
 //   ava-fake-provider --format anthropic|openai|openai-responses
 //                     (--script SCRIPT.json | --fixture BODY.sse | --echo) [--tls CERT KEY]
+//                     [--record REQUESTS.jsonl]
 //
 // Prints its base URL on the first line of stdout, then serves until
 // SIGINT/SIGTERM. Each request gets the next response of the mock script
 // rendered in the wire format (past the end: HTTP 500), or the fixture body
 // byte for byte, or (--echo) a reply to the last message (support/fake_echo.hpp).
+// --record appends every request answered by --echo or --fixture to a file,
+// one JSON line {"target", "body"} each, so a test can read what the client
+// sent (system prompt, tools).
 
 #include <csignal>
 #include <cstdio>
@@ -14,16 +18,28 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "support/fake_echo.hpp"
 #include "support/fake_provider.hpp"
 #include "support/wire_sse.hpp"
 
 namespace {
 
+// Appends one request as a JSON line; flushed at once so a test reads it
+// while the server runs.
+void record(const std::string& file, const ava::test::RecordedRequest& request) {
+  if (file.empty()) return;
+  auto body = nlohmann::json::parse(request.body, nullptr, false);
+  if (body.is_discarded()) body = request.body;
+  std::ofstream out(file, std::ios::app | std::ios::binary);
+  out << nlohmann::json{{"target", request.target}, {"body", body}}.dump() << '\n';
+}
+
 int usage() {
   std::fputs(
       "usage: ava-fake-provider --format anthropic|openai|openai-responses "
-      "(--script FILE | --fixture FILE | --echo) [--tls CERT KEY]\n",
+      "(--script FILE | --fixture FILE | --echo) [--tls CERT KEY] [--record FILE]\n",
       stderr);
   return 2;
 }
@@ -34,6 +50,7 @@ int main(int argc, char** argv) {
   std::string format;
   std::string script_path;
   std::string fixture_path;
+  std::string record_path;
   bool echo = false;
   ava::test::FakeProviderServer::Options options;
   for (int i = 1; i < argc; ++i) {
@@ -44,6 +61,8 @@ int main(int argc, char** argv) {
       script_path = argv[++i];
     } else if (arg == "--fixture" && i + 1 < argc) {
       fixture_path = argv[++i];
+    } else if (arg == "--record" && i + 1 < argc) {
+      record_path = argv[++i];
     } else if (arg == "--echo") {
       echo = true;
     } else if (arg == "--tls" && i + 2 < argc) {
@@ -66,7 +85,8 @@ int main(int argc, char** argv) {
 
   auto server = ava::test::FakeProviderServer::start(options);
   if (echo) {
-    server->set_fallback([api = *api](const ava::test::RecordedRequest& request) {
+    server->set_fallback([api = *api, record_path](const ava::test::RecordedRequest& request) {
+      record(record_path, request);
       return ava::test::echo_reply(api, request);
     });
   } else if (!fixture_path.empty()) {
@@ -74,7 +94,8 @@ int main(int argc, char** argv) {
     std::ostringstream body;
     body << in.rdbuf();
     auto chunks = ava::test::chunks_per_event(body.str());
-    server->set_fallback([chunks](const ava::test::RecordedRequest&) {
+    server->set_fallback([chunks, record_path](const ava::test::RecordedRequest& request) {
+      record(record_path, request);
       return ava::test::FakeReply{.chunks = chunks};
     });
   } else {

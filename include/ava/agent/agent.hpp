@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "ava/llm/stream.hpp"
 #include "ava/session/event.hpp"
 #include "ava/tool/registry.hpp"
+#include "ava/tool/source.hpp"
 
 namespace ava::agent {
 
@@ -52,10 +54,16 @@ struct AgentOptions {
   ProviderFactory provider_factory;
   ModelChoice model;          // create: the model to start with; create_at: an override
   std::filesystem::path cwd;  // create only; a reopened log keeps its recorded cwd
-  std::optional<tool::ToolRegistry> tools;         // default: read, write, edit, bash (+ skill)
+  std::optional<tool::ToolRegistry> tools;  // default: read, write, edit, bash (+ skill)
+  // Tools offered after those (MCP servers' tools): taken again at a step
+  // boundary whenever the source's generation moved.
+  std::shared_ptr<tool::ToolSource> tool_source;
   std::optional<std::string> system_prompt;        // replaces the built prompt entirely
   std::string append_system_prompt;                // added after the built (or replaced) prompt
   std::vector<std::filesystem::path> skill_roots;  // folders of <name>/SKILL.md; see prompt.hpp
+  // Skills the application switched off: left out of the prompt's index and
+  // the skill tool, as if they were not on disk.
+  std::set<std::string> disabled_skills;
   int max_steps = base::Limits::defaults().max_steps_per_turn;
   double compact_fraction = 0.8;  // compact when a request would exceed this share of the window
   base::Limits limits = base::Limits::defaults();

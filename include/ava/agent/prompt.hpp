@@ -26,8 +26,11 @@ struct Skill {
 // description is skipped (the model could not know when to use it).
 std::vector<Skill> discover_skills(const std::vector<std::filesystem::path>& roots);
 
-// AVA_HOME/skills, then <project>/.ava/skills for the project that holds `cwd`
-// (the nearest folder with .git, else cwd itself).
+// The project that holds `cwd`: the nearest folder with .git walking up,
+// else cwd itself (canonical).
+std::filesystem::path project_root(const std::filesystem::path& cwd);
+
+// AVA_HOME/skills, then <project_root(cwd)>/.ava/skills.
 std::vector<std::filesystem::path> default_skill_roots(const std::filesystem::path& home,
                                                        const std::filesystem::path& cwd);
 

@@ -123,4 +123,12 @@ struct ProviderUpdateRequest {
 };
 Result<ProviderUpdateRequest> parse_provider_update(const nlohmann::json& json);
 
+// PUT /api/skills/{name}: `enabled` must be present; null removes the
+// switch. Without projectId the switch is the user-wide one.
+struct SkillUpdateRequest {
+  std::optional<bool> enabled;  // nullopt: remove the switch
+  std::string project_id;
+};
+Result<SkillUpdateRequest> parse_skill_update(const nlohmann::json& json);
+
 }  // namespace ava::protocol

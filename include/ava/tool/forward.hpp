@@ -4,6 +4,7 @@
 namespace ava::tool {
 class Tool;
 class ToolRegistry;
+class ToolSource;
 struct ImageContent;
 struct Replacement;
 struct TextContent;

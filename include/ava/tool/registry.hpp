@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,9 @@ class ToolRegistry {
   void add(std::unique_ptr<Tool> tool);
   Tool* find(std::string_view name) const;
   const std::vector<std::unique_ptr<Tool>>& tools() const { return tools_; }
+  std::size_t size() const { return tools_.size(); }
+  // Keeps the first `count` tools, dropping the rest.
+  void truncate(std::size_t count);
   std::vector<ToolSpec> specs() const;
 
  private:

@@ -13,6 +13,8 @@ import type {
   Project,
   ProviderInfo,
   ProviderUpdate,
+  SkillList,
+  SkillUpdate,
 } from "./protocol.gen";
 import type {
   ConversationList,
@@ -108,6 +110,11 @@ export const api = {
   saveProvider: (name: string, update: ProviderUpdate) =>
     request<ProviderInfo>("PUT", `/api/settings/providers/${enc(name)}`, update),
   forgetKey: (name: string) => request<ProviderInfo>("DELETE", `/api/settings/providers/${enc(name)}/key`),
+  /** Skills and whether agents may use them; without a project, the user-wide view. */
+  skills: (projectId?: string) =>
+    request<SkillList>("GET", projectId ? `/api/skills?projectId=${enc(projectId)}` : "/api/skills"),
+  /** Switches a skill on or off (null: removes the switch); answers with the updated list. */
+  setSkill: (name: string, update: SkillUpdate) => request<SkillList>("PUT", `/api/skills/${enc(name)}`, update),
 };
 
 // ---------------------------------------------------------------------------
