@@ -148,6 +148,10 @@ McpHub::~McpHub() = default;
 
 std::vector<McpServerEntry> McpHub::enabled_entries(const fs::path* project,
                                                     std::vector<std::string>& notes) {
+  // No store yet: nothing is configured. Not creating one here keeps every
+  // `ava -p` in a fresh home from paying for SQLite's set-up.
+  std::error_code missing;
+  if (!fs::exists(CapabilitiesStore::file_of(options_.home), missing)) return {};
   auto store = CapabilitiesStore::open(options_.home);
   if (!store) {
     notes.push_back("MCP servers are not available: " + store.error().message);
