@@ -113,7 +113,7 @@ void EventFeed::finish_chunk(const std::shared_ptr<Round>& round) {
 void EventFeed::deliver(const std::shared_ptr<Waiter>& waiter, const Round& round) {
   std::lock_guard lock(waiter->mutex);
   if (!waiter->parked || waiter->wake_sent || round.frames.empty()) return;
-  if (waiter->after < round.from) {
+  if (!waiter->write || waiter->after < round.from) {
     wake(waiter);
     return;
   }
@@ -228,8 +228,10 @@ asio::awaitable<EventFeed::Wake> EventFeed::wait(Listener& listener, std::int64_
   wake.after = waiter->after;
   wake.unsent = std::move(waiter->unsent);
   wake.gone = waiter->gone;
-  // Frames written directly count as traffic: no keep-alive is due.
-  wake.woken = ec == asio::error::operation_aborted || wake.after != after;
+  // A timeout asks for a keep-alive even when frames were written directly
+  // meanwhile: at most one extra comment per interval, and never a silence
+  // longer than the interval after the last frame.
+  wake.woken = ec == asio::error::operation_aborted;
   co_return wake;
 }
 

@@ -66,7 +66,7 @@ class EventFeed : public std::enable_shared_from_this<EventFeed> {
   Batch take(std::int64_t after, std::size_t max_frames = 256) const;
   class Listener;
   struct Wake {
-    bool woken = false;      // false: the timeout passed with nothing written
+    bool woken = false;      // false: the timeout passed
     std::int64_t after = 0;  // the cursor, moved on by frames written directly
     std::string unsent;      // the tail of a frame the socket did not take: write it first
     bool gone = false;       // a direct write found the peer gone

@@ -63,7 +63,9 @@ class Exchange {
   virtual boost::asio::awaitable<bool> write_events(std::string_view frames) = 0;
   // Writes what the socket takes at once, without waiting: bytes taken (0
   // when its buffer is full), or -1 when the peer is gone. Callable from
-  // any thread, but only while no other operation on this exchange runs.
+  // any thread, but only while no other operation on this exchange runs
+  // (the socket stays open until the handler returns, so the descriptor
+  // cannot be another connection's by then).
   virtual std::ptrdiff_t write_now(std::string_view bytes) = 0;
 };
 

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <boost/asio/co_spawn.hpp>
@@ -223,6 +224,9 @@ TEST_CASE("a parked subscriber gets frames written directly and wakes only when 
   REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds.data()) == 0);
   const int server_fd = fds[0];
   int client_fd = fds[1];
+  // Small enough that a 4 MiB frame never fits at once, whatever the host's default.
+  const int send_buffer = 64 * 1024;
+  REQUIRE(::setsockopt(server_fd, SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof send_buffer) == 0);
   asio::io_context io;
   auto work = asio::make_work_guard(io);
   auto feed = std::make_shared<app::EventFeed>(io.get_executor(), 1 << 22, 1024, 0);
@@ -248,6 +252,17 @@ TEST_CASE("a parked subscriber gets frames written directly and wakes only when 
       },
       asio::detached);
   std::thread runner([&] { io.run(); });
+  // A failed REQUIRE must report, not terminate on a joinable thread.
+  struct Stop {
+    std::function<void()> run;
+    ~Stop() { run(); }
+  } stop{[&] {
+    work.reset();
+    io.stop();
+    if (runner.joinable()) runner.join();
+    if (client_fd >= 0) ::close(client_fd);
+    ::close(server_fd);
+  }};
 
   REQUIRE(eventually([&] { return feed->subscribers_waiting() == 1; }));
   for (int seq = 1; seq <= 3; ++seq) feed->publish(seq, "f" + std::to_string(seq) + ";");
@@ -281,9 +296,6 @@ TEST_CASE("a parked subscriber gets frames written directly and wakes only when 
   REQUIRE(eventually([&] { return waits_done == 2; }));
   CHECK(second.gone);
   CHECK(direct_writes == writes_before + 1);
-  work.reset();
-  runner.join();
-  ::close(server_fd);
 }
 
 TEST_CASE("the registry persists projects and navigation metadata atomically", "[app][registry]") {
