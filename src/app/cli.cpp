@@ -2,13 +2,34 @@
 
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <string>
+#include <string_view>
 
 #include "app/commands.hpp"
 #include "ava/base/log.hpp"
 #include "ava/base/version.hpp"
 
 namespace ava::app {
+namespace {
+
+// Building every subcommand with its options takes a few hundred small
+// allocations (about 100 KB of fresh heap pages, each a page fault); a run
+// that names none of them, like `ava -p PROMPT` or the server, skips that.
+// Help lists them all. A word that only looks like a subcommand (a prompt
+// "models") just builds them, as before.
+bool names_a_subcommand(int argc, char** argv) {
+  static constexpr std::array<std::string_view, 9> words{
+      "session", "debug", "models", "backend", "mcp", "skill", "-h", "--help", "--help-all"};
+  for (int i = 1; i < argc; ++i) {
+    for (std::string_view word : words) {
+      if (argv[i] == word) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 int run_cli(int argc, char** argv) {
   CLI::App cli{"Ava: a native coding-agent platform.", "ava"};
@@ -21,14 +42,16 @@ int run_cli(int argc, char** argv) {
   cli.require_subcommand(0, 1);
 
   CliContext context;
-  add_session_commands(cli, context);
-  add_debug_commands(cli, context);
-  add_models_commands(cli, context);
-  add_backend_commands(cli, context);
-  add_mcp_commands(cli, context);
-  add_mcp_login_commands(mcp_command(cli), context);
-  add_mcp_conformance_command(mcp_command(cli));
-  add_skill_commands(cli, context);
+  if (names_a_subcommand(argc, argv)) {
+    add_session_commands(cli, context);
+    add_debug_commands(cli, context);
+    add_models_commands(cli, context);
+    add_backend_commands(cli, context);
+    add_mcp_commands(cli, context);
+    add_mcp_login_commands(mcp_command(cli), context);
+    add_mcp_conformance_command(mcp_command(cli));
+    add_skill_commands(cli, context);
+  }
   add_prompt_options(cli, context);
   ServeFlags serve;
   add_serve_options(cli, serve);

@@ -1,5 +1,8 @@
 #include "ava/base/id.hpp"
 
+#include <sys/random.h>
+
+#include <cerrno>
 #include <mutex>
 #include <random>
 
@@ -11,7 +14,7 @@ struct Generator {
   std::mutex mutex;
   std::uint64_t last_ms = 0;
   std::uint16_t counter = 0;  // 12 bits used
-  std::mt19937_64 random{std::random_device{}()};
+  std::mt19937_64 random{random_seed()};
 };
 
 Generator& generator() {
@@ -26,6 +29,19 @@ std::uint64_t wall_ms() {
 }
 
 }  // namespace
+
+std::uint64_t random_seed() {
+  std::uint64_t seed = 0;
+  ssize_t got = -1;
+  do {
+    got = ::getrandom(&seed, sizeof seed, 0);
+  } while (got < 0 && errno == EINTR);
+  if (got == static_cast<ssize_t>(sizeof seed)) return seed;
+  // Without getrandom (a very old kernel or a seccomp filter) the device
+  // still works.
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) | device();
+}
 
 Uuid new_uuid_v7() {
   auto& gen = generator();

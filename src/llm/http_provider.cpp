@@ -9,6 +9,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "ava/base/id.hpp"
 #include "ava/llm/encode.hpp"
 #include "ava/transport/url.hpp"
 #include "llm/decoder_base.hpp"
@@ -149,7 +150,7 @@ transport::HttpRequest HttpProvider::make_http_request(const Request& request) c
 asio::awaitable<Result<Response>> HttpProvider::stream(const Request& request, EventSink on_event) {
   transport::HttpRequest http = make_http_request(request);
   Usage billed_by_failed_attempts;
-  std::mt19937 random(std::random_device{}());
+  std::mt19937 random(static_cast<std::mt19937::result_type>(base::random_seed()));
   std::uniform_real_distribution<double> jitter(0.0, 1.0);
   for (int attempt = 0;; ++attempt) {
     Attempt state{.caller = &on_event};

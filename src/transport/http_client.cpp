@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdlib>
 #include <optional>
+#include <tuple>
 #include <variant>
 
 #include <fmt/format.h>
@@ -157,13 +158,24 @@ class BeastHttpClient final : public HttpClient {
     // resolved by the proxy, never here.
     const Url& peer = route ? route->proxy : url;
     std::string_view phase = route ? "connect to proxy" : "connect";
-    tcp::resolver resolver(executor_);
-    auto [resolve_ec, endpoints] =
-        co_await resolver.async_resolve(peer.host, std::to_string(peer.port), no_throw);
-    if (resolve_ec) co_return std::unexpected(network_error(resolve_ec, "resolve", peer));
     beast::tcp_stream tcp_layer(executor_);
-    tcp_layer.expires_after(options_.timeouts.connect);
-    auto [connect_ec, endpoint] = co_await tcp_layer.async_connect(endpoints, no_throw);
+    boost::system::error_code connect_ec;
+    // An address literal (a local model server, the fake provider) skips the
+    // resolver, whose first use starts a thread just to run getaddrinfo.
+    boost::system::error_code not_literal;
+    const asio::ip::address literal = asio::ip::make_address(peer.host, not_literal);
+    if (!not_literal) {
+      tcp_layer.expires_after(options_.timeouts.connect);
+      std::tie(connect_ec) =
+          co_await tcp_layer.async_connect(tcp::endpoint(literal, peer.port), no_throw);
+    } else {
+      tcp::resolver resolver(executor_);
+      auto [resolve_ec, endpoints] =
+          co_await resolver.async_resolve(peer.host, std::to_string(peer.port), no_throw);
+      if (resolve_ec) co_return std::unexpected(network_error(resolve_ec, "resolve", peer));
+      tcp_layer.expires_after(options_.timeouts.connect);
+      std::tie(connect_ec, std::ignore) = co_await tcp_layer.async_connect(endpoints, no_throw);
+    }
     if (connect_ec) co_return std::unexpected(network_error(connect_ec, phase, peer));
     tcp_layer.socket().set_option(tcp::no_delay(true));
     if (route && url.tls()) {

@@ -70,3 +70,13 @@ TEST_CASE("parse_uuid rejects malformed text", "[id]") {
   CHECK_FALSE(ava::base::parse_uuid("0190a3b2-7c4d-7e8f-9a0b-1c2d3e4f5a6g", out));
   CHECK(ava::base::parse_uuid("0190A3B2-7C4D-7E8F-9A0B-1C2D3E4F5A6B", out));
 }
+
+TEST_CASE("random_seed gives fresh bits on every call", "[id]") {
+  // 64 random bits: a repeat or an all-zero seed among 16 would mean the
+  // generator is not being read (chance otherwise about 2^-57).
+  std::vector<std::uint64_t> seeds;
+  for (int i = 0; i < 16; ++i) seeds.push_back(ava::base::random_seed());
+  std::sort(seeds.begin(), seeds.end());
+  CHECK(std::adjacent_find(seeds.begin(), seeds.end()) == seeds.end());
+  CHECK(seeds.front() != 0);
+}
