@@ -138,6 +138,16 @@ Result<CapabilitiesStore> CapabilitiesStore::open(const base::Home& home) {
   return open_file(file_of(home));
 }
 
+namespace {
+
+Result<std::int64_t> user_version(sqlite3* db) {
+  AVA_TRY(auto query, Statement::prepare(db, "PRAGMA user_version"));
+  AVA_TRY(bool has_row, query.step());
+  return has_row ? query.integer(0) : 0;
+}
+
+}  // namespace
+
 Result<CapabilitiesStore> CapabilitiesStore::open_file(const fs::path& file) {
   AVA_TRY_VOID(private_file(file));
   sqlite3* raw = nullptr;
@@ -155,10 +165,13 @@ Result<CapabilitiesStore> CapabilitiesStore::open_file(const fs::path& file) {
   AVA_TRY_VOID(exec(db.get(), "PRAGMA synchronous = NORMAL"));
   AVA_TRY_VOID(exec(db.get(), "PRAGMA foreign_keys = ON"));
 
+  // A store at the current schema is opened without a write transaction:
+  // most opens only read. Otherwise the version is read again under the
+  // write lock, since another process may be migrating it right now.
+  AVA_TRY(std::int64_t version, user_version(db.get()));
+  if (version == schema_version) return CapabilitiesStore(std::move(db));
   AVA_TRY(auto transaction, Transaction::begin(db.get()));
-  AVA_TRY(auto version_query, Statement::prepare(db.get(), "PRAGMA user_version"));
-  AVA_TRY(bool has_row, version_query.step());
-  const std::int64_t version = has_row ? version_query.integer(0) : 0;
+  AVA_TRY(version, user_version(db.get()));
   if (version > schema_version) {
     return fail(ErrorCode::unsupported,
                 fmt::format("{} has schema version {}, newer than this Ava understands ({}); "

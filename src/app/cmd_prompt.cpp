@@ -8,6 +8,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
@@ -15,6 +16,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "app/capabilities_store.hpp"
 #include "app/commands.hpp"
 #include "app/mcp_hub.hpp"
 #include "app/mcp_tool_source.hpp"
@@ -151,9 +153,23 @@ int run_prompt(const PromptFlags& flags) {
     if (auto owned = check_not_owned(*home, *log); !owned) return fail_with(owned.error().message);
   }
 
+  // The capabilities store is read once: the MCP servers and the skill
+  // switches (each SQLite open in WAL mode creates and removes two files).
+  McpHub::Options hub_options{.executor = {}, .home = *home, .default_cwd = cwd};
+  std::set<std::string> disabled_skills;
+  if (fs::exists(CapabilitiesStore::file_of(*home), ec)) {
+    if (auto store = CapabilitiesStore::open(*home)) {
+      if (auto servers = store->servers()) hub_options.configured = std::move(*servers);
+      disabled_skills = disabled_skills_for(*store, cwd);
+    } else {
+      disabled_skills = disabled_skills_for(*home, cwd);  // says why on stderr
+    }
+  }
+
   asio::io_context io;
   // This process owns its MCP connections; they close after the agent.
-  auto hub = McpHub::create({.executor = io.get_executor(), .home = *home, .default_cwd = cwd});
+  hub_options.executor = io.get_executor();
+  auto hub = McpHub::create(std::move(hub_options));
   struct HubCloser {
     asio::io_context& io;
     McpHub& hub;
@@ -171,7 +187,7 @@ int run_prompt(const PromptFlags& flags) {
   options.system_prompt = flags.system_prompt;
   options.append_system_prompt = flags.append_system_prompt;
   options.skill_roots = agent::default_skill_roots(home->root(), cwd);
-  options.disabled_skills = disabled_skills_for(*home, cwd);
+  options.disabled_skills = std::move(disabled_skills);
   if (flags.max_steps > 0) options.max_steps = flags.max_steps;
 
   auto created = existing ? agent::Agent::create_at(io.get_executor(), *log, std::move(options))

@@ -148,16 +148,21 @@ McpHub::~McpHub() = default;
 
 std::vector<McpServerEntry> McpHub::enabled_entries(const fs::path* project,
                                                     std::vector<std::string>& notes) {
-  // No store yet: nothing is configured. Not creating one here keeps every
-  // `ava -p` in a fresh home from paying for SQLite's set-up.
-  std::error_code missing;
-  if (!fs::exists(CapabilitiesStore::file_of(options_.home), missing)) return {};
-  auto store = CapabilitiesStore::open(options_.home);
-  if (!store) {
-    notes.push_back("MCP servers are not available: " + store.error().message);
-    return {};
+  Result<std::vector<McpServerEntry>> entries = std::vector<McpServerEntry>();
+  if (options_.configured) {
+    entries = *options_.configured;
+  } else {
+    // No store yet: nothing is configured. Not creating one here keeps
+    // every `ava -p` in a fresh home from paying for SQLite's set-up.
+    std::error_code missing;
+    if (!fs::exists(CapabilitiesStore::file_of(options_.home), missing)) return {};
+    auto store = CapabilitiesStore::open(options_.home);
+    if (!store) {
+      notes.push_back("MCP servers are not available: " + store.error().message);
+      return {};
+    }
+    entries = store->servers();
   }
-  auto entries = store->servers();
   if (!entries) {
     notes.push_back("MCP servers are not available: " + entries.error().message);
     return {};

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ class McpHub : public std::enable_shared_from_this<McpHub> {
     boost::asio::any_io_executor executor;
     base::Home home;
     std::filesystem::path default_cwd;  // for stdio servers without their own cwd
+    // A one-shot run (ava -p) reads the configured servers once, with the
+    // rest of its settings, and passes them here; unset, the store is read
+    // at each call, so a long-lived hub sees servers added or changed.
+    std::optional<std::vector<McpServerEntry>> configured;
   };
   static std::shared_ptr<McpHub> create(Options options);
   ~McpHub();

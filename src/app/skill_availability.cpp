@@ -41,10 +41,16 @@ std::set<std::string> disabled_skills_for(const base::Home& home, const fs::path
   std::error_code ec;
   if (!fs::exists(file, ec)) return {};
   auto store = CapabilitiesStore::open_file(file);
+  if (!store) {
+    spdlog::warn("skill availability not read, every skill is offered: {}", store.error().message);
+    return {};
+  }
+  return disabled_skills_for(*store, folder);
+}
+
+std::set<std::string> disabled_skills_for(const CapabilitiesStore& store, const fs::path& folder) {
   const std::string key = skill_project_key(folder);
-  auto switches =
-      store ? store->skill_switches(key)
-            : Result<std::vector<CapabilitiesStore::SkillSwitch>>(std::unexpected(store.error()));
+  auto switches = store.skill_switches(key);
   if (!switches) {
     spdlog::warn("skill availability not read, every skill is offered: {}",
                  switches.error().message);

@@ -41,6 +41,9 @@ std::map<std::string, SkillState> skill_states(
 // logged and withholds nothing.
 std::set<std::string> disabled_skills_for(const base::Home& home,
                                           const std::filesystem::path& folder);
+// The same from a store the caller has open.
+std::set<std::string> disabled_skills_for(const CapabilitiesStore& store,
+                                          const std::filesystem::path& folder);
 
 // A discovered skill as `ava skill list` and GET /api/skills show it.
 struct SkillListing {
