@@ -19,17 +19,13 @@ constexpr std::size_t registry_file_limit = std::size_t{256} * 1024 * 1024;
 
 Result<std::unique_ptr<Registry>> Registry::load(std::filesystem::path file) {
   std::unique_ptr<Registry> registry(new Registry(std::move(file)));
-  auto text = base::read_file_limited(registry->file_, registry_file_limit);
-  if (!text) {
-    if (text.error().code == ErrorCode::not_found) return registry;
-    return std::unexpected(text.error());
+  auto contents = read_registry(registry->file_, registry_file_limit);
+  if (!contents) {
+    if (contents.error().code == ErrorCode::not_found) return registry;
+    return std::unexpected(contents.error());
   }
-  AVA_TRY(auto contents, parse_registry(*text, registry->file_.string()));
-  registry->projects_ = std::move(contents.projects);
-  for (auto& conversation : contents.conversations) {
-    std::string id = conversation.id;
-    registry->conversations_.emplace(std::move(id), std::move(conversation));
-  }
+  registry->projects_ = std::move(contents->projects);
+  registry->conversations_ = std::move(contents->conversations);
   return registry;
 }
 

@@ -365,6 +365,55 @@ TEST_CASE("a corrupt registry is an error that names the file, not an empty star
   CHECK(registry.error().message.find("web.json") != std::string::npos);
 }
 
+TEST_CASE("a registry of many read pieces loads whole", "[app][registry]") {
+  // Loading reads web.json in 64 KB pieces as it parses; titles with
+  // escapes and multi-byte characters of every length put piece
+  // boundaries inside strings and escapes.
+  test::TempDir dir;
+  const auto file = dir.path() / "web.json";
+  std::filesystem::create_directory(dir.path() / "proj");
+  constexpr int count = 1500;
+  auto title_of = [](int i) {
+    return std::string(static_cast<std::size_t>(i % 97), 'x') + " \"é✓\"\n" + std::to_string(i);
+  };
+  {
+    auto registry = app::Registry::load(file);
+    REQUIRE(registry);
+    auto project = (*registry)->add_project(dir.path() / "proj", "");
+    REQUIRE(project);
+    for (int i = 0; i < count; ++i) {
+      REQUIRE((*registry)->add_conversation({.id = "c" + std::to_string(i),
+                                             .project_id = project->id,
+                                             .title = title_of(i),
+                                             .created_ms = i,
+                                             .updated_ms = i}));
+    }
+    REQUIRE((*registry)->flush());
+  }
+  REQUIRE(std::filesystem::file_size(file) > 3 * 64 * 1024);
+  auto reloaded = app::Registry::load(file);
+  REQUIRE(reloaded);
+  auto list = (*reloaded)->conversations({});
+  REQUIRE(list.size() == static_cast<std::size_t>(count));
+  for (const auto& conversation : list) {
+    const int i = std::stoi(conversation.id.substr(1));
+    CHECK(conversation.title == title_of(i));
+    CHECK(conversation.updated_ms == i);
+  }
+}
+
+TEST_CASE("a registry entry without an id is refused", "[app][registry]") {
+  test::TempDir dir;
+  const auto file = dir.path() / "web.json";
+  {
+    std::ofstream out(file);
+    out << R"({"projects": [], "conversations": [{"id": "a"}, {"title": "no id"}]})";
+  }
+  auto registry = app::Registry::load(file);
+  REQUIRE_FALSE(registry);
+  CHECK(registry.error().message.find("needs an id") != std::string::npos);
+}
+
 TEST_CASE("tokens are 256 random bits", "[app][security]") {
   auto a = app::new_bearer_token();
   auto b = app::new_bearer_token();
