@@ -13,18 +13,34 @@
 namespace ava::app {
 namespace {
 
-// Building every subcommand with its options takes a few hundred small
-// allocations (about 100 KB of fresh heap pages, each a page fault); a run
-// that names none of them, like `ava -p PROMPT` or the server, skips that.
-// Help lists them all. A word that only looks like a subcommand (a prompt
-// "models") just builds them, as before.
-bool names_a_subcommand(int argc, char** argv) {
-  static constexpr std::array<std::string_view, 9> words{
-      "session", "debug", "models", "backend", "mcp", "skill", "-h", "--help", "--help-all"};
+void add_all_mcp_commands(CLI::App& cli, CliContext& context) {
+  add_mcp_commands(cli, context);
+  add_mcp_login_commands(mcp_command(cli), context);
+  add_mcp_conformance_command(mcp_command(cli));
+}
+
+// The top-level subcommands, in the order help lists them. Building one
+// with its options takes many small allocations (all of them: about 100 KB
+// of fresh heap pages, each a page fault), so a run builds only those its
+// arguments name; `ava -p PROMPT` and the server build none. Help builds
+// them all. A word that only looks like a subcommand (a prompt "models")
+// just builds that one.
+struct Subcommand {
+  std::string_view name;
+  void (*add)(CLI::App&, CliContext&);
+};
+constexpr std::array<Subcommand, 6> subcommands{{
+    {"session", add_session_commands},
+    {"debug", add_debug_commands},
+    {"models", add_models_commands},
+    {"backend", add_backend_commands},
+    {"mcp", add_all_mcp_commands},
+    {"skill", add_skill_commands},
+}};
+
+bool has_argument(int argc, char** argv, std::string_view word) {
   for (int i = 1; i < argc; ++i) {
-    for (std::string_view word : words) {
-      if (argv[i] == word) return true;
-    }
+    if (argv[i] == word) return true;
   }
   return false;
 }
@@ -42,15 +58,9 @@ int run_cli(int argc, char** argv) {
   cli.require_subcommand(0, 1);
 
   CliContext context;
-  if (names_a_subcommand(argc, argv)) {
-    add_session_commands(cli, context);
-    add_debug_commands(cli, context);
-    add_models_commands(cli, context);
-    add_backend_commands(cli, context);
-    add_mcp_commands(cli, context);
-    add_mcp_login_commands(mcp_command(cli), context);
-    add_mcp_conformance_command(mcp_command(cli));
-    add_skill_commands(cli, context);
+  const bool help = has_argument(argc, argv, "-h") || has_argument(argc, argv, "--help");
+  for (const auto& subcommand : subcommands) {
+    if (help || has_argument(argc, argv, subcommand.name)) subcommand.add(cli, context);
   }
   add_prompt_options(cli, context);
   ServeFlags serve;

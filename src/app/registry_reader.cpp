@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ava/proc/unique_fd.hpp"
+
 namespace ava::app {
 namespace {
 
@@ -275,15 +277,13 @@ Result<RegistryContents> parse_registry(std::string_view text, std::string_view 
 }
 
 Result<RegistryContents> read_registry(const std::filesystem::path& file, std::size_t limit) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  proc::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
     if (errno == ENOENT) return fail(ErrorCode::not_found, file.string() + " does not exist");
     return base::fail_errno("open " + file.string(), errno);
   }
-  FileChunks chunks(fd, limit);
-  auto contents = parse(FileIterator{&chunks}, FileIterator{}, file.string(), &chunks);
-  ::close(fd);
-  return contents;
+  FileChunks chunks(fd.get(), limit);
+  return parse(FileIterator{&chunks}, FileIterator{}, file.string(), &chunks);
 }
 
 }  // namespace ava::app
