@@ -58,9 +58,7 @@ asio::awaitable<void> follow(
   bool caught_up = false;
   int replays = 0;
   // While it waits, the feed writes new frames straight to the socket.
-  EventFeed::Listener listener(
-      co_await asio::this_coro::executor,
-      [&exchange](std::string_view bytes) { return exchange.write_now(bytes); });
+  EventFeed::Listener listener(co_await asio::this_coro::executor, exchange.socket_handle());
   std::string joined;
   for (;;) {
     auto batch = feed.take(after);

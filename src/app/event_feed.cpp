@@ -1,5 +1,7 @@
 #include "app/event_feed.hpp"
 
+#include "app/socket_batch.hpp"
+
 #include <algorithm>
 
 #include <boost/asio/as_tuple.hpp>
@@ -46,9 +48,9 @@ void EventFeed::publish(std::int64_t seq, std::string bytes) {
       floor_ = frames_.front()->seq;
       frames_.pop_front();
     }
-    // Waiters with a direct writer stay listed for the fan-out; the others wake.
+    // Waiters with a socket stay listed for the fan-out; the others wake.
     std::erase_if(waiters_, [&](std::shared_ptr<Waiter>& waiter) {
-      if (waiter->write) return false;
+      if (waiter->socket >= 0) return false;
       woken.push_back(std::move(waiter));
       return true;
     });
@@ -76,32 +78,24 @@ void EventFeed::fan_out() {
       fanning_ = false;
       return;
     }
-    // Frames the backlog dropped before they were offered cannot be written
-    // here; waiters still short of them are woken to find out (`behind`).
-    round->from = std::max(fanned_, floor_);
-    auto first =
-        std::upper_bound(frames_.begin(), frames_.end(), round->from,
-                         [](std::int64_t seq, const FramePtr& frame) { return seq < frame->seq; });
-    round->frames.assign(first, frames_.end());
+    round->from = fanned_;
     fanned_ = last_seq_;
     round->targets = waiters_;
-  }
-  // Frames published while the last round ran go out in one send each.
-  if (round->frames.size() > 1) {
-    for (const auto& frame : round->frames) round->joined += frame->bytes;
   }
   const std::size_t count = round->targets.size();
   const std::size_t chunks = (count + chunk_size - 1) / chunk_size;
   round->chunks_left = chunks;
+  auto write_chunk = [self = shared_from_this(), round](std::size_t chunk) {
+    const auto slice = self->take_slice(*round);
+    const std::size_t end = std::min(round->targets.size(), (chunk + 1) * chunk_size);
+    const std::size_t begin = chunk * chunk_size;
+    deliver(std::span(round->targets).subspan(begin, end - begin), *slice);
+    self->finish_chunk(round);
+  };
   for (std::size_t chunk = 1; chunk < chunks; ++chunk) {
-    asio::post(fan_out_executor_, [self = shared_from_this(), round, chunk] {
-      const std::size_t end = std::min(round->targets.size(), (chunk + 1) * chunk_size);
-      for (std::size_t i = chunk * chunk_size; i < end; ++i) deliver(round->targets[i], *round);
-      self->finish_chunk(round);
-    });
+    asio::post(fan_out_executor_, [write_chunk, chunk] { write_chunk(chunk); });
   }
-  for (std::size_t i = 0; i < std::min(count, chunk_size); ++i) deliver(round->targets[i], *round);
-  finish_chunk(round);
+  write_chunk(0);
 }
 
 void EventFeed::finish_chunk(const std::shared_ptr<Round>& round) {
@@ -110,45 +104,72 @@ void EventFeed::finish_chunk(const std::shared_ptr<Round>& round) {
   }
 }
 
-void EventFeed::deliver(const std::shared_ptr<Waiter>& waiter, const Round& round) {
-  std::lock_guard lock(waiter->mutex);
-  if (!waiter->parked || waiter->wake_sent || round.frames.empty()) return;
-  if (!waiter->write || waiter->after < round.from) {
-    wake(waiter);
-    return;
+std::shared_ptr<const EventFeed::Slice> EventFeed::take_slice(Round& round) {
+  std::vector<FramePtr> frames;
+  auto slice = std::make_shared<Slice>();
+  {
+    std::lock_guard lock(mutex_);
+    if (round.slice && round.slice->last() == last_seq_) return round.slice;
+    // Frames the backlog dropped before they were offered cannot be written
+    // here; waiters still short of them are woken to find out (`behind`).
+    slice->from = std::max(round.from, floor_);
+    auto first =
+        std::upper_bound(frames_.begin(), frames_.end(), slice->from,
+                         [](std::int64_t seq, const FramePtr& frame) { return seq < frame->seq; });
+    frames.assign(first, frames_.end());
   }
-  // Usually the waiter needs every frame of the round: one send.
-  std::vector<std::string_view> pieces;
-  std::vector<std::int64_t> seqs;
-  if (!round.joined.empty() && waiter->after == round.from) {
-    pieces.push_back(round.joined);
-    seqs.push_back(round.frames.back()->seq);
-  } else {
-    for (const auto& frame : round.frames) {
-      if (frame->seq <= waiter->after) continue;
-      pieces.push_back(frame->bytes);
-      seqs.push_back(frame->seq);
-    }
+  if (frames.size() == 1) slice->only = frames.front();
+  for (const auto& frame : frames) {
+    slice->seqs.push_back(frame->seq);
+    slice->offsets.push_back(slice->joined.size());
+    if (!slice->only) slice->joined += frame->bytes;
   }
-  for (std::size_t i = 0; i < pieces.size(); ++i) {
-    const std::string_view bytes = pieces[i];
-    const std::ptrdiff_t taken = waiter->write(bytes);
-    if (taken == static_cast<std::ptrdiff_t>(bytes.size())) {
-      waiter->after = seqs[i];
+  std::lock_guard lock(mutex_);
+  if (!round.slice || round.slice->last() < slice->last()) round.slice = slice;
+  return slice;
+}
+
+// Writes the slice's frames that each waiter lacks, in one batch of sends.
+// Each waiter's lock is held until its send is done: its socket is the
+// fan-out's only while it is parked.
+void EventFeed::deliver(std::span<const std::shared_ptr<Waiter>> waiters, const Slice& slice) {
+  std::vector<std::unique_lock<std::mutex>> locks;
+  std::vector<SocketSend> sends;
+  std::vector<const std::shared_ptr<Waiter>*> senders;
+  locks.reserve(waiters.size());
+  sends.reserve(waiters.size());
+  senders.reserve(waiters.size());
+  for (const auto& waiter : waiters) {
+    std::unique_lock lock(waiter->mutex);
+    if (!waiter->parked || waiter->wake_sent) continue;
+    if (waiter->socket < 0 || waiter->after < slice.from) {
+      wake(waiter);
       continue;
     }
-    if (taken < 0) {
+    // Everything after the waiter's cursor, in one send. It may lack
+    // nothing: a late chunk of the previous round can have served it already.
+    const auto next = std::upper_bound(slice.seqs.begin(), slice.seqs.end(), waiter->after);
+    if (next == slice.seqs.end()) continue;
+    const auto offset = slice.offsets[static_cast<std::size_t>(next - slice.seqs.begin())];
+    sends.push_back({.socket = waiter->socket, .bytes = slice.bytes().substr(offset)});
+    senders.push_back(&waiter);
+    locks.push_back(std::move(lock));
+  }
+  send_batch(sends);
+  for (std::size_t i = 0; i < sends.size(); ++i) {
+    const auto& waiter = *senders[i];
+    const SocketSend& sent = sends[i];
+    if (sent.taken < 0) {
       waiter->gone = true;
-    } else {
-      // Part of the bytes are on the wire: the subscriber writes the rest
-      // (and the round's later frames) before anything else.
-      waiter->unsent.assign(bytes.substr(static_cast<std::size_t>(taken)));
-      for (std::size_t later = i + 1; later < pieces.size(); ++later)
-        waiter->unsent.append(pieces[later]);
-      waiter->after = seqs.back();
+      wake(waiter);
+      continue;
     }
+    waiter->after = slice.seqs.back();
+    if (sent.taken == static_cast<std::ptrdiff_t>(sent.bytes.size())) continue;
+    // Part of the bytes are on the wire: the subscriber writes the rest
+    // before anything else.
+    waiter->unsent.assign(sent.bytes.substr(static_cast<std::size_t>(sent.taken)));
     wake(waiter);
-    return;
   }
 }
 

@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,12 +23,12 @@ namespace ava::app {
 // clients. A subscriber that falls behind the backlog is cut (it
 // reconnects from its cursor and replays from the log). Thread-safe.
 //
-// A subscriber that waits with a direct writer (see Listener) is not woken
-// for each frame: while it waits, one fan-out task per feed writes new
-// frames straight to its socket, so an event for a thousand subscribers
-// costs a thousand non-blocking sends, not a thousand coroutine wake-ups
-// and timer re-arms. Only a socket that does not take a whole frame, or a
-// peer that is gone, wakes its subscriber.
+// A subscriber that waits with its socket (see Listener) is not woken for
+// each frame: while it waits, one fan-out task per feed writes new frames
+// straight to its socket, so an event for a thousand subscribers costs a
+// thousand non-blocking sends (submitted in batches, see send_batch), not a
+// thousand coroutine wake-ups and timer re-arms. Only a socket that does
+// not take a whole frame, or a peer that is gone, wakes its subscriber.
 class EventFeed : public std::enable_shared_from_this<EventFeed> {
  public:
   struct Frame {
@@ -36,11 +36,6 @@ class EventFeed : public std::enable_shared_from_this<EventFeed> {
     std::string bytes;  // one or more complete SSE frames
   };
   using FramePtr = std::shared_ptr<const Frame>;
-
-  // Writes what a socket takes at once, without waiting, from any thread:
-  // the number of bytes taken (0 when its buffer is full), or -1 when the
-  // peer is gone.
-  using DirectWrite = std::function<std::ptrdiff_t(std::string_view bytes)>;
 
   // `fan_out`: where direct writes run. `floor`: the feed holds nothing at
   // or before this seq (what came earlier must be read elsewhere, e.g. from
@@ -72,7 +67,7 @@ class EventFeed : public std::enable_shared_from_this<EventFeed> {
     bool gone = false;       // a direct write found the peer gone
   };
   // Completes when a frame after `after` exists, the feed closes or
-  // `timeout` passes, whichever is first. With a direct writer, frames
+  // `timeout` passes, whichever is first. With a socket, frames
   // published meanwhile are written and the cursor moves on; the wait ends
   // only when a frame did not fit, the peer is gone, the feed closes or
   // the timeout passes. May also end early (a wake-up meant for an earlier
@@ -89,10 +84,10 @@ class EventFeed : public std::enable_shared_from_this<EventFeed> {
 
  private:
   struct Waiter {
-    Waiter(const boost::asio::any_io_executor& executor, DirectWrite direct)
-        : timer(executor), write(std::move(direct)) {}
+    Waiter(const boost::asio::any_io_executor& executor, int socket_handle)
+        : timer(executor), socket(socket_handle) {}
     boost::asio::steady_timer timer;
-    const DirectWrite write;
+    const int socket;  // -1: no direct writes
     // Guards what follows. Taken while holding the feed's mutex, never the
     // other way round.
     std::mutex mutex;
@@ -102,18 +97,32 @@ class EventFeed : public std::enable_shared_from_this<EventFeed> {
     std::int64_t after = 0;
     std::string unsent;
   };
-  // The frames one fan-out round offers to the waiters parked when it began.
+  // What one chunk of a fan-out round writes: every frame after `from` the
+  // feed held when the chunk began, in one piece, so that a subscriber gets
+  // all it lacks in one send.
+  struct Slice {
+    std::int64_t from = 0;
+    std::vector<std::int64_t> seqs;    // of the frames, in order
+    std::vector<std::size_t> offsets;  // where each frame starts in the bytes
+    FramePtr only;                     // the frame itself when there is one (no copy)
+    std::string joined;                // otherwise their bytes joined
+    std::string_view bytes() const { return only ? std::string_view(only->bytes) : joined; }
+    std::int64_t last() const { return seqs.empty() ? from : seqs.back(); }
+  };
+  // A fan-out round: the waiters parked when it began, offered every frame
+  // after `from`. A chunk that starts after more frames arrived takes a
+  // newer slice, so the round's later subscribers get those frames too.
   struct Round {
-    std::int64_t from = 0;  // the frames are all those after this seq
-    std::vector<FramePtr> frames;
-    std::string joined;  // their bytes in one piece, when more than one
+    std::int64_t from = 0;
     std::vector<std::shared_ptr<Waiter>> targets;
     std::atomic<std::size_t> chunks_left{0};
+    std::shared_ptr<const Slice> slice;  // the newest taken; guarded by the feed's mutex
   };
   static void wake(const std::shared_ptr<Waiter>& waiter);  // waiter->mutex held
   void fan_out();
   void finish_chunk(const std::shared_ptr<Round>& round);
-  static void deliver(const std::shared_ptr<Waiter>& waiter, const Round& round);
+  std::shared_ptr<const Slice> take_slice(Round& round);
+  static void deliver(std::span<const std::shared_ptr<Waiter>> waiters, const Slice& slice);
 
   friend class Listener;
   const boost::asio::any_io_executor fan_out_executor_;
@@ -131,13 +140,13 @@ class EventFeed : public std::enable_shared_from_this<EventFeed> {
 };
 
 // One subscriber's wake-up, made once per stream on the subscriber's strand
-// and reused by every wait. `direct` may be called from any thread while a
-// wait() runs and never otherwise; it must stay valid while the listener
-// lives.
+// and reused by every wait. `socket` (-1 for none) is a connected stream
+// socket the fan-out may write to, from any thread, while a wait() runs
+// and never otherwise; it must stay open while the listener lives.
 class EventFeed::Listener {
  public:
-  explicit Listener(const boost::asio::any_io_executor& executor, DirectWrite direct = {})
-      : waiter_(std::make_shared<Waiter>(executor, std::move(direct))) {}
+  explicit Listener(const boost::asio::any_io_executor& executor, int socket = -1)
+      : waiter_(std::make_shared<Waiter>(executor, socket)) {}
   // A coroutine destroyed inside wait() must not leave its socket to the fan-out.
   ~Listener();
   Listener(const Listener&) = delete;

@@ -9,7 +9,6 @@
 #include <cerrno>
 
 #include <spdlog/spdlog.h>
-#include <sys/socket.h>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -128,18 +127,7 @@ class BeastExchange final : public Exchange {
     co_return !error;
   }
 
-  std::ptrdiff_t write_now(std::string_view bytes) override {
-    // A plain send on the descriptor: no Asio state is touched, so it is
-    // safe from a thread other than the exchange's while it waits.
-    for (;;) {
-      const ssize_t sent = ::send(stream_.socket().native_handle(), bytes.data(), bytes.size(),
-                                  MSG_DONTWAIT | MSG_NOSIGNAL);
-      if (sent >= 0) return sent;
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
-      return -1;
-    }
-  }
+  int socket_handle() override { return stream_.socket().native_handle(); }
 
   bool responded() const { return responded_; }
   bool keep_alive() const { return keep_alive_; }

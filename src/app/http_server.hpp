@@ -61,12 +61,10 @@ class Exchange {
   // Writes complete SSE frames; false when the peer is gone or too slow
   // (a write that makes no progress for the write timeout).
   virtual boost::asio::awaitable<bool> write_events(std::string_view frames) = 0;
-  // Writes what the socket takes at once, without waiting: bytes taken (0
-  // when its buffer is full), or -1 when the peer is gone. Callable from
-  // any thread, but only while no other operation on this exchange runs
-  // (the socket stays open until the handler returns, so the descriptor
-  // cannot be another connection's by then).
-  virtual std::ptrdiff_t write_now(std::string_view bytes) = 0;
+  // The connection's socket, for non-blocking writes from any thread while
+  // no other operation on this exchange runs. It stays open until the
+  // handler returns, so the descriptor cannot be another connection's by then.
+  virtual int socket_handle() = 0;
 };
 
 using Handler = std::function<boost::asio::awaitable<void>(Exchange& exchange)>;
