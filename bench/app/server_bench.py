@@ -6,6 +6,7 @@
           and 10,000 conversations on disk
   many    100 conversations streaming at once from the fake provider
   fanout  1,000 SSE subscribers on one conversation: delivery latency
+          (FANOUT_SUBSCRIBERS, FANOUT_ROUNDS; FANOUT_PAUSED=1: no turns)
   wrk     requests/s on GET /api/health
 
     bench/app/server_bench.py [BUILD_DIR] [idle|startup|many|fanout|wrk ...]
@@ -156,6 +157,10 @@ def fanout(fake):
     project = server.ok("POST", "/api/projects", {"path": home.project})
     conversation = server.ok("POST", "/api/conversations",
                              {"projectId": project["id"], "model": {"provider": "mock"}})["id"]
+    if os.environ.get("FANOUT_PAUSED"):
+        # Inputs are durable and fanned out, but no turn runs: each round is
+        # the input event alone, without the mock turn's burst behind it.
+        server.ok("POST", "/api/conversations/%s/pause" % conversation, {})
     subscribers = os.environ.get("FANOUT_SUBSCRIBERS", "1000")
     rounds = os.environ.get("FANOUT_ROUNDS", "50")
     client = subprocess.Popen([FANOUT, str(server.port), server.token, conversation, subscribers, rounds, "50"],

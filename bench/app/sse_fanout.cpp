@@ -9,12 +9,15 @@
 // POST was sent. Prints p50/p90/p99/max over all subscriber x round pairs.
 //
 // The client shares the machine with the server, so it is kept lean: two
-// threads, each with a level-triggered epoll over its half of the streams,
-// one recv per readiness and no locks or allocation on the read path.
+// threads, each reading its half of the streams through an io_uring (one
+// multishot recv per stream into a shared pool of buffers, completions
+// reaped in batches, so one system call serves many reads), with no locks
+// or allocation on the read path.
 #include <arpa/inet.h>
+#include <liburing.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -22,7 +25,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -90,22 +95,49 @@ bool send_all(int fd, std::string_view bytes) {
   return true;
 }
 
-// A blocking POST on its own connection; returns the response body.
-std::string post(const Options& options, const std::string& target, const std::string& body) {
-  const int fd = connect_loopback(options.port);
-  if (fd < 0 || !send_all(fd, request(options, "POST", target, body))) return "";
-  std::string response;
-  std::array<char, 4096> buffer{};
-  while (response.find("\r\n\r\n") == std::string::npos ||
-         response.find('}') == std::string::npos) {
-    const ssize_t n = ::recv(fd, buffer.data(), buffer.size(), 0);
-    if (n <= 0) break;
-    response.append(buffer.data(), static_cast<std::size_t>(n));
+// Blocking POSTs over one kept-alive connection, as a browser sends them.
+class Poster {
+ public:
+  explicit Poster(const Options& options) : options_(options) {}
+  ~Poster() {
+    if (fd_ >= 0) ::close(fd_);
   }
-  ::close(fd);
-  const auto start = response.find("\r\n\r\n");
-  return start == std::string::npos ? "" : response.substr(start + 4);
-}
+  Poster(const Poster&) = delete;
+  Poster& operator=(const Poster&) = delete;
+
+  // The response body, or "" on failure (the next call connects again).
+  std::string post(const std::string& target, const std::string& body) {
+    if (fd_ < 0) fd_ = connect_loopback(options_.port);
+    if (fd_ < 0 || !send_all(fd_, request(options_, "POST", target, body))) return fail();
+    std::string response;
+    std::array<char, 4096> buffer{};
+    std::size_t head_end = std::string::npos;
+    std::size_t length = 0;
+    for (;;) {
+      if (head_end == std::string::npos &&
+          (head_end = response.find("\r\n\r\n")) != std::string::npos) {
+        const auto field = response.find("Content-Length: ");
+        if (field == std::string::npos || field > head_end) return fail();
+        length = std::strtoul(response.c_str() + field + 16, nullptr, 10);
+      }
+      if (head_end != std::string::npos && response.size() >= head_end + 4 + length)
+        return response.substr(head_end + 4, length);
+      const ssize_t n = ::recv(fd_, buffer.data(), buffer.size(), 0);
+      if (n <= 0) return fail();
+      response.append(buffer.data(), static_cast<std::size_t>(n));
+    }
+  }
+
+ private:
+  std::string fail() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    return "";
+  }
+
+  const Options& options_;
+  int fd_ = -1;
+};
 
 long seq_of(std::string_view body) {
   const auto at = body.find("\"seq\":");
@@ -137,31 +169,76 @@ void take_frames(Subscriber& subscriber, std::string_view bytes, Clock::time_poi
   subscriber.pending.assign(text);
 }
 
-// Reads the given subscribers' streams until `stop`.
+// Reads the given subscribers' streams until `stop`: one multishot recv per
+// stream, filling buffers the kernel picks from a ring this thread refills.
 void read_streams(std::vector<Subscriber>& subscribers, std::size_t first, std::size_t last,
                   const std::atomic<bool>& stop) {
-  const int epoll = ::epoll_create1(EPOLL_CLOEXEC);
-  for (std::size_t i = first; i < last; ++i) {
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.u64 = i;
-    ::epoll_ctl(epoll, EPOLL_CTL_ADD, subscribers[i].fd, &event);
+  constexpr unsigned buffers = 2048;
+  constexpr std::size_t buffer_size = 4096;
+  constexpr int group = 1;
+  io_uring ring{};
+  io_uring_params params{};
+  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE;
+  params.cq_entries = 8192;
+  if (io_uring_queue_init_params(static_cast<unsigned>(last - first) + 1, &ring, &params) != 0) {
+    std::fputs("ava_sse_fanout: io_uring is not available\n", stderr);
+    std::exit(1);
   }
-  std::array<epoll_event, 256> ready{};
-  std::array<char, 16384> buffer{};
+  std::vector<char> memory(buffers * buffer_size);
+  void* table = ::mmap(nullptr, buffers * sizeof(io_uring_buf), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  auto* buffer_ring = static_cast<io_uring_buf_ring*>(table);
+  io_uring_buf_ring_init(buffer_ring);
+  io_uring_buf_reg registration{};
+  registration.ring_addr = reinterpret_cast<std::uintptr_t>(table);
+  registration.ring_entries = buffers;
+  registration.bgid = group;
+  if (table == MAP_FAILED || io_uring_register_buf_ring(&ring, &registration, 0) != 0) {
+    std::fputs("ava_sse_fanout: cannot register a buffer ring\n", stderr);
+    std::exit(1);
+  }
+  const int mask = io_uring_buf_ring_mask(buffers);
+  auto give_back = [&](unsigned id, int offset) {
+    io_uring_buf_ring_add(buffer_ring, memory.data() + id * buffer_size, buffer_size,
+                          static_cast<unsigned short>(id), mask, offset);
+  };
+  for (unsigned id = 0; id < buffers; ++id) give_back(id, static_cast<int>(id));
+  io_uring_buf_ring_advance(buffer_ring, buffers);
+  auto arm = [&ring, &subscribers](std::size_t i) {
+    io_uring_sqe* entry = io_uring_get_sqe(&ring);
+    io_uring_prep_recv_multishot(entry, subscribers[i].fd, nullptr, 0, 0);
+    entry->flags |= IOSQE_BUFFER_SELECT;
+    entry->buf_group = group;
+    io_uring_sqe_set_data64(entry, i);
+  };
+  for (std::size_t i = first; i < last; ++i) arm(i);
+  __kernel_timespec tick{.tv_sec = 0, .tv_nsec = 100'000'000};
+  std::array<io_uring_cqe*, 512> done{};
   while (!stop.load(std::memory_order_relaxed)) {
-    const int count = ::epoll_wait(epoll, ready.data(), static_cast<int>(ready.size()), 100);
-    for (int k = 0; k < count; ++k) {
-      Subscriber& subscriber = subscribers[ready[static_cast<std::size_t>(k)].data.u64];
-      const ssize_t n = ::recv(subscriber.fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
-      if (n <= 0) {
-        if (n == 0) ::epoll_ctl(epoll, EPOLL_CTL_DEL, subscriber.fd, nullptr);
-        continue;
+    io_uring_cqe* any = nullptr;
+    if (io_uring_submit_and_wait_timeout(&ring, &any, 1, &tick, nullptr) < 0) continue;
+    const unsigned count = io_uring_peek_batch_cqe(&ring, done.data(), done.size());
+    const auto now = Clock::now();
+    int returned = 0;
+    for (unsigned k = 0; k < count; ++k) {
+      const io_uring_cqe& completion = *done[k];
+      const auto i = static_cast<std::size_t>(io_uring_cqe_get_data64(&completion));
+      const int got = completion.res;
+      if (got > 0) {
+        const unsigned id = completion.flags >> IORING_CQE_BUFFER_SHIFT;
+        take_frames(subscribers[i],
+                    {memory.data() + id * buffer_size, static_cast<std::size_t>(got)}, now);
+        give_back(id, returned++);
       }
-      take_frames(subscriber, {buffer.data(), static_cast<std::size_t>(n)}, Clock::now());
+      // A multishot recv ends at the stream's end, on an error, or when the
+      // ring ran out of buffers (then it is armed again).
+      if (!(completion.flags & IORING_CQE_F_MORE) && (got > 0 || got == -ENOBUFS)) arm(i);
     }
+    io_uring_buf_ring_advance(buffer_ring, returned);
+    io_uring_cq_advance(&ring, count);
   }
-  ::close(epoll);
+  io_uring_queue_exit(&ring);
+  ::munmap(table, buffers * sizeof(io_uring_buf));
 }
 
 }  // namespace
@@ -188,7 +265,8 @@ int main(int argc, char** argv) {
   const std::string input_target = "/api/conversations/" + options.conversation + "/input";
 
   // Start every stream after the conversation's current end.
-  const long after = seq_of(post(options, input_target, R"({"text":"warm-up"})"));
+  Poster poster(options);
+  const long after = seq_of(poster.post(input_target, R"({"text":"warm-up"})"));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   std::vector<Subscriber> subscribers(static_cast<std::size_t>(count));
   int failed = 0;
@@ -219,7 +297,7 @@ int main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round) {
     const auto t0 = Clock::now();
     const long seq =
-        seq_of(post(options, input_target, "{\"text\":\"round " + std::to_string(round) + "\"}"));
+        seq_of(poster.post(input_target, "{\"text\":\"round " + std::to_string(round) + "\"}"));
     sent.emplace_back(seq, t0);
     std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms));
   }
@@ -240,6 +318,10 @@ int main(int argc, char** argv) {
       }
       latencies_ms.push_back(std::chrono::duration<double, std::milli>(it->at - t0).count());
     }
+    // Reset rather than leave a TIME_WAIT socket: thousands of them make
+    // every loopback packet's socket lookup slower for the next run.
+    const linger reset{.l_onoff = 1, .l_linger = 0};
+    ::setsockopt(subscriber.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
     ::close(subscriber.fd);
   }
   std::sort(latencies_ms.begin(), latencies_ms.end());
