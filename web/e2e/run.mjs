@@ -21,7 +21,7 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i];
     if (name === "--headed") args.headed = true;
-    else if (["--ava", "--fake", "--out", "--web", "--chromium"].includes(name)) args[name.slice(2)] = path.resolve(argv[++i] ?? "");
+    else if (["--ava", "--fake", "--out", "--web", "--chromium", "--mcp-server"].includes(name)) args[name.slice(2)] = path.resolve(argv[++i] ?? "");
     else throw new Error(`unknown argument ${name}`);
   }
   for (const need of ["ava", "fake"]) if (!args[need]) throw new Error(`--${need} is required`);
@@ -339,6 +339,33 @@ async function main() {
     await page.getByRole("button", { name: "Forget the saved key of house" }).click();
     await page.locator('tr[data-provider="house"]', { hasText: "not configured" }).waitFor();
     log("ok: provider added and its key forgotten");
+
+    // --- an MCP server (@modelcontextprotocol/server-filesystem) added, tested,
+    // switched off and removed from the settings page; its secret never shows
+    if (args["mcp-server"]) {
+      const mcp = page.getByRole("form", { name: "Add an MCP server" });
+      await mcp.getByLabel("Name", { exact: true }).fill("files");
+      await mcp.getByLabel("Command", { exact: true }).fill(process.execPath);
+      await mcp.getByLabel(/Arguments/).fill(`${args["mcp-server"]}\n${project}`);
+      await mcp.getByLabel(/Environment/).fill("FILES_TOKEN=e2e-mcp-secret");
+      await mcp.getByRole("button", { name: "Add server" }).click();
+      await mcp.getByRole("status").filter({ hasText: "Added files." }).waitFor();
+      const row = page.locator('tr[data-mcp-server="files"]');
+      await row.waitFor();
+      check(!(await page.content()).includes("e2e-mcp-secret"), "the settings page shows an MCP server's secret");
+      await row.getByRole("button", { name: "Test" }).click();
+      await row.getByRole("status").filter({ hasText: "read_text_file" }).waitFor({ timeout: 30000 });
+      await screenshot("mcp-server-tested");
+      await row.getByLabel("Enable files").click();
+      await page.waitForFunction(() => !document.querySelector('[aria-label="Enable files"]')?.checked);
+      const listed = (await apiCall("GET", "/api/mcp/servers")).servers;
+      check(listed.length === 1 && listed[0].enabled === false && listed[0].env.FILES_TOKEN === "<redacted>", `the server as stored: ${JSON.stringify(listed)}`);
+      page.once("dialog", (dialog) => dialog.accept());
+      await row.getByRole("button", { name: "Remove files" }).click();
+      await row.waitFor({ state: "detached" });
+      check((await apiCall("GET", "/api/mcp/servers")).servers.length === 0, "the MCP server is still configured after removal");
+      log("ok: MCP server added, tested, switched off and removed");
+    }
 
     // --- render benchmark: 5,000 synthetic events through the reducer into the list
     const runs = [];

@@ -6,9 +6,15 @@ import type {
   ConversationPatch,
   ConversationView,
   CreateConversation,
+  CreateMcpServer,
   DriverStatus,
   InputAccepted,
   InputRequest,
+  McpLoginStarted,
+  McpServer,
+  McpServerList,
+  McpServerTest,
+  McpSignedOut,
   ModelRef,
   Project,
   ProviderInfo,
@@ -115,6 +121,18 @@ export const api = {
     request<SkillList>("GET", projectId ? `/api/skills?projectId=${enc(projectId)}` : "/api/skills"),
   /** Switches a skill on or off (null: removes the switch); answers with the updated list. */
   setSkill: (name: string, update: SkillUpdate) => request<SkillList>("PUT", `/api/skills/${enc(name)}`, update),
+  /** MCP servers as configured (secrets redacted); HTTP ones say whether a sign-in is stored. */
+  mcpServers: () => request<McpServerList>("GET", "/api/mcp/servers").then((r) => r.servers),
+  addMcpServer: (server: CreateMcpServer) => request<McpServer>("POST", "/api/mcp/servers", server),
+  /** The default for every project without a switch of its own. */
+  switchMcpServer: (name: string, enabled: boolean) =>
+    request<McpServer>("PATCH", `/api/mcp/servers/${enc(name)}`, { enabled }),
+  removeMcpServer: (name: string) => request<{ removed: boolean }>("DELETE", `/api/mcp/servers/${enc(name)}`),
+  /** A fresh connection: initialize, list the tools, close. */
+  testMcpServer: (name: string) => request<McpServerTest>("POST", `/api/mcp/servers/${enc(name)}/test`),
+  /** Starts an OAuth sign-in: the page to open; the server finishes it in the background. */
+  mcpLogin: (name: string) => request<McpLoginStarted>("POST", `/api/mcp/servers/${enc(name)}/login`),
+  mcpLogout: (name: string) => request<McpSignedOut>("POST", `/api/mcp/servers/${enc(name)}/logout`),
 };
 
 // ---------------------------------------------------------------------------

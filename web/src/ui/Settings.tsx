@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { api } from "../api/client";
 import type { ModelsResponse, SettingsResponse } from "../api/protocol.extra";
 import { ProviderForm } from "./ProviderForm";
+import { McpSection } from "./McpSection";
 import { SkillsSection } from "./SkillsSection";
 
 /** Providers as the server sees them: configured or not; keys never leave the server. */
@@ -81,6 +82,7 @@ export function Settings({ models }: { models: ModelsResponse | null }) {
         </>
       )}
       <SkillsSection />
+      <McpSection />
       {models && (
         <>
           <h2>Model catalog</h2>
