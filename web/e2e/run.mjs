@@ -360,6 +360,13 @@ async function main() {
       await page.waitForFunction(() => !document.querySelector('[aria-label="Enable files"]')?.checked);
       const listed = (await apiCall("GET", "/api/mcp/servers")).servers;
       check(listed.length === 1 && listed[0].enabled === false && listed[0].env.FILES_TOKEN === "<redacted>", `the server as stored: ${JSON.stringify(listed)}`);
+      // On again in this one project only.
+      await page.locator(".mcp-scope select").selectOption({ label: `${projectName} only` });
+      await row.getByRole("button", { name: "Test" }).waitFor();
+      await row.getByLabel("Enable files").click();
+      await row.locator(".badge", { hasText: "project setting" }).waitFor();
+      const scoped = (await apiCall("GET", "/api/mcp/servers")).servers[0];
+      check(scoped.enabled === false && JSON.stringify(Object.values(scoped.projects)) === "[true]", `the project switch as stored: ${JSON.stringify(scoped)}`);
       page.once("dialog", (dialog) => dialog.accept());
       await row.getByRole("button", { name: "Remove files" }).click();
       await row.waitFor({ state: "detached" });

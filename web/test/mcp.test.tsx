@@ -56,6 +56,7 @@ describe("MCP servers section", () => {
 
   it("lists servers, switches one off and shows what a test found", async () => {
     const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+      if (url === "/api/projects") return json({ projects: [] });
       if (init?.method === "PATCH") return json(server({ enabled: false }));
       if (url.endsWith("/test"))
         return json({ serverName: "secure-filesystem-server", serverVersion: "0.2.0", protocolVersion: "2025-11-25", tools: [{ name: "read_text_file", description: "" }, { name: "list_directory", description: "" }] });
@@ -70,7 +71,7 @@ describe("MCP servers section", () => {
 
     await act(async () => root.querySelector<HTMLInputElement>('[aria-label="Enable fs"]')!.click());
     await flush();
-    const [url, init] = fetchMock.mock.calls[1] as [string, RequestInit];
+    const [url, init] = fetchMock.mock.calls.find(([, i]) => i?.method === "PATCH") as [string, RequestInit];
     expect(url).toBe("/api/mcp/servers/fs");
     expect(JSON.parse(init.body as string)).toEqual({ enabled: false });
     expect(root.querySelector<HTMLInputElement>('[aria-label="Enable fs"]')?.checked).toBe(false);
@@ -80,6 +81,41 @@ describe("MCP servers section", () => {
     expect(root.querySelector('[data-mcp-server="fs"] [role="status"]')?.textContent).toBe(
       "secure-filesystem-server 0.2.0 · protocol 2025-11-25 · 2 tools: read_text_file, list_directory",
     );
+  });
+
+  it("switches a server for one project only, and back to the default", async () => {
+    const project = { id: "p1", path: "/work/q", name: "q", createdMs: 1 };
+    let own: boolean | undefined = undefined;
+    const view = () => server({ projects: own === undefined ? {} : { "/work/q": own }, enabledHere: own ?? true });
+    const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+      if (url === "/api/projects") return json({ projects: [project] });
+      if (url === "/api/mcp/servers/fs/projects/p1") {
+        own = init?.method === "DELETE" ? undefined : (JSON.parse(init!.body as string) as { enabled: boolean }).enabled;
+        return json(view());
+      }
+      return json({ servers: [url.endsWith("?project=p1") ? view() : server({})] });
+    });
+    vi.stubGlobal("fetch", fetchMock);
+    const root = await render();
+    const scope = root.querySelector<HTMLSelectElement>(".mcp-scope select")!;
+    await act(async () => type(scope, "p1"));
+    await flush();
+    expect(fetchMock.mock.calls.some(([url]) => url === "/api/mcp/servers?project=p1")).toBe(true);
+    const box = () => root.querySelector<HTMLInputElement>('[aria-label="Enable fs"]')!;
+    expect(box().checked).toBe(true);
+    expect(root.querySelector('[data-mcp-server="fs"] .badge')).toBeNull();
+
+    await act(async () => box().click());
+    await flush();
+    expect(own).toBe(false);
+    expect(box().checked).toBe(false);
+    expect(root.querySelector('[data-mcp-server="fs"] .badge')?.textContent).toBe("project setting");
+
+    await act(async () => root.querySelector<HTMLButtonElement>('[aria-label="Use the default for fs"]')!.click());
+    await flush();
+    expect(own).toBeUndefined();
+    expect(box().checked).toBe(true);
+    expect(fetchMock.mock.calls.some(([, init]) => init?.method === "PATCH")).toBe(false);
   });
 
   it("signs in through a page opened in a new tab and notices when it is done", async () => {

@@ -122,11 +122,20 @@ export const api = {
   /** Switches a skill on or off (null: removes the switch); answers with the updated list. */
   setSkill: (name: string, update: SkillUpdate) => request<SkillList>("PUT", `/api/skills/${enc(name)}`, update),
   /** MCP servers as configured (secrets redacted); HTTP ones say whether a sign-in is stored. */
-  mcpServers: () => request<McpServerList>("GET", "/api/mcp/servers").then((r) => r.servers),
+  /** With a project, each server also says whether it is on there (enabledHere). */
+  mcpServers: (projectId?: string) =>
+    request<McpServerList>("GET", projectId ? `/api/mcp/servers?project=${enc(projectId)}` : "/api/mcp/servers").then(
+      (r) => r.servers,
+    ),
   addMcpServer: (server: CreateMcpServer) => request<McpServer>("POST", "/api/mcp/servers", server),
   /** The default for every project without a switch of its own. */
   switchMcpServer: (name: string, enabled: boolean) =>
     request<McpServer>("PATCH", `/api/mcp/servers/${enc(name)}`, { enabled }),
+  /** A project's own switch; null removes it (the server's default applies there again). */
+  switchMcpServerIn: (name: string, projectId: string, enabled: boolean | null) =>
+    enabled === null
+      ? request<McpServer>("DELETE", `/api/mcp/servers/${enc(name)}/projects/${enc(projectId)}`)
+      : request<McpServer>("PUT", `/api/mcp/servers/${enc(name)}/projects/${enc(projectId)}`, { enabled }),
   removeMcpServer: (name: string) => request<{ removed: boolean }>("DELETE", `/api/mcp/servers/${enc(name)}`),
   /** A fresh connection: initialize, list the tools, close. */
   testMcpServer: (name: string) => request<McpServerTest>("POST", `/api/mcp/servers/${enc(name)}/test`),

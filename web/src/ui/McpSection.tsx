@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { FormEvent } from "react";
 import { api } from "../api/client";
-import type { CreateMcpServer, McpServer } from "../api/protocol.gen";
+import type { CreateMcpServer, McpServer, Project } from "../api/protocol.gen";
 
 type Note = { ok: boolean; text: string; link?: string };
 
@@ -19,29 +19,36 @@ export function parsePairs(text: string, separator: "=" | ":"): Record<string, s
 }
 
 /**
- * MCP servers (the ones `ava mcp` configures): a switch each, a connection
- * test, OAuth sign-in for HTTP servers, removal, and a form to add one.
- * Secrets (env and header values) are sent once and come back redacted.
+ * MCP servers (the ones `ava mcp` configures): a switch each (the default
+ * for every project, or one project's own), a connection test, OAuth
+ * sign-in for HTTP servers, removal, and a form to add one. Secrets (env
+ * and header values) are sent once and come back redacted.
  */
 export function McpSection() {
   const [servers, setServers] = useState<McpServer[] | null>(null);
   const [error, setError] = useState("");
   const [notes, setNotes] = useState<Record<string, Note>>({});
   const [signingIn, setSigningIn] = useState<{ name: string; until: number } | null>(null);
+  const [projects, setProjects] = useState<Project[]>([]);
+  const [scope, setScope] = useState(""); // a project id; "": the default for every project
+  const project = projects.find((p) => p.id === scope);
   const note = (name: string, value: Note) => setNotes((all) => ({ ...all, [name]: value }));
   const reload = useCallback(
-    () => api.mcpServers().then(setServers, (e: Error) => setError(e.message)),
-    [],
+    () => api.mcpServers(scope || undefined).then(setServers, (e: Error) => setError(e.message)),
+    [scope],
   );
   useEffect(() => {
     reload();
   }, [reload]);
+  useEffect(() => {
+    api.projects().then((list) => setProjects(list ?? []), () => setProjects([]));
+  }, []);
 
   // The sign-in ends in another tab: read the list again until it shows.
   useEffect(() => {
     if (!signingIn) return;
     const timer = setInterval(() => {
-      api.mcpServers().then((list) => {
+      api.mcpServers(scope || undefined).then((list) => {
         setServers(list);
         if (list.find((s) => s.name === signingIn.name)?.signedIn) {
           note(signingIn.name, { ok: true, text: "Signed in." });
@@ -53,17 +60,22 @@ export function McpSection() {
       }, () => {});
     }, 1000);
     return () => clearInterval(timer);
-  }, [signingIn]);
+  }, [signingIn, scope]);
 
   const act = (name: string, work: () => Promise<unknown>) => {
     setError("");
     work().catch((e: Error) => note(name, { ok: false, text: e.message }));
   };
-  const toggle = (server: McpServer) =>
+  const enabled = (server: McpServer) => (project ? server.enabledHere === true : server.enabled);
+  const ownSwitch = (server: McpServer) => project !== undefined && project.path in server.projects;
+  const saved = (server: McpServer) =>
+    setServers((list) => list?.map((s) => (s.name === server.name ? server : s)) ?? null);
+  const toggle = (server: McpServer, to: boolean | null = !enabled(server)) =>
     act(server.name, () =>
-      api.switchMcpServer(server.name, !server.enabled).then((saved) =>
-        setServers((list) => list?.map((s) => (s.name === saved.name ? { ...s, ...saved } : s)) ?? null),
-      ),
+      (project
+        ? api.switchMcpServerIn(server.name, project.id, to)
+        : api.switchMcpServer(server.name, to === true)
+      ).then(saved),
     );
   const test = (server: McpServer) => {
     note(server.name, { ok: true, text: "Connecting…" });
@@ -112,6 +124,19 @@ export function McpSection() {
     <section aria-label="MCP servers">
       <h2>MCP servers</h2>
       {error && <div role="alert" className="error-banner">{error}</div>}
+      {projects.length > 0 && (
+        <label className="mcp-scope">
+          Switches for{" "}
+          <select value={scope} onChange={(e) => setScope(e.target.value)}>
+            <option value="">every project (the default)</option>
+            {projects.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name} only
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {!servers ? (
         !error && <p>Loading…</p>
       ) : servers.length === 0 ? (
@@ -134,12 +159,20 @@ export function McpSection() {
             {servers.map((s) => (
               <tr key={s.name} data-mcp-server={s.name}>
                 <td>
-                  <input type="checkbox" checked={s.enabled} onChange={() => toggle(s)} aria-label={`Enable ${s.name}`} />
+                  <input type="checkbox" checked={enabled(s)} onChange={() => toggle(s)} aria-label={`Enable ${s.name}`} />
                 </td>
                 <th scope="row" className="mono">
                   {s.name}
                   {s.transport === "http" && (
                     <span className={s.signedIn ? "badge ok" : "badge"}>{s.signedIn ? "signed in" : "not signed in"}</span>
+                  )}
+                  {ownSwitch(s) && (
+                    <>
+                      <span className="badge">project setting</span>
+                      <button type="button" className="link" onClick={() => toggle(s, null)} aria-label={`Use the default for ${s.name}`}>
+                        use default
+                      </button>
+                    </>
                   )}
                 </th>
                 <td className="mono">{s.transport === "http" ? s.url : [s.command, ...(s.args ?? [])].join(" ")}</td>
