@@ -68,6 +68,12 @@ ALTER TABLE oauth_credentials ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
 PRAGMA user_version = 2;
 )sql";
 
+// v3: a pre-registered OAuth client per server ({"clientId", "clientSecret"}).
+constexpr const char* schema_v3 = R"sql(
+ALTER TABLE mcp_servers ADD COLUMN oauth_client TEXT NOT NULL DEFAULT '{}';
+PRAGMA user_version = 3;
+)sql";
+
 // Created 0600 before SQLite opens it: the WAL and shared-memory files
 // SQLite makes beside it copy its mode. An existing file is never opened
 // here: closing any descriptor of the database drops every POSIX lock this
@@ -100,7 +106,7 @@ Result<std::map<std::string, std::string>> parse_map(const std::string& text) {
 
 constexpr const char* select_servers =
     "SELECT name, transport, command, args, env, cwd, url, headers, enabled, source, created_ms, "
-    "updated_ms FROM mcp_servers";
+    "updated_ms, oauth_client FROM mcp_servers";
 
 Result<McpServerEntry> read_server(const Statement& row) {
   McpServerEntry entry;
@@ -121,6 +127,9 @@ Result<McpServerEntry> read_server(const Statement& row) {
   entry.source = row.text(9);
   entry.created_ms = row.integer(10);
   entry.updated_ms = row.integer(11);
+  AVA_TRY(auto oauth_client, parse_map(row.text(12)));
+  entry.oauth_client_id = oauth_client["clientId"];
+  entry.oauth_client_secret = oauth_client["clientSecret"];
   return entry;
 }
 
@@ -180,6 +189,7 @@ Result<CapabilitiesStore> CapabilitiesStore::open_file(const fs::path& file) {
   }
   if (version < 1) AVA_TRY_VOID(exec(db.get(), schema_v1));
   if (version < 2) AVA_TRY_VOID(exec(db.get(), schema_v2));
+  if (version < 3) AVA_TRY_VOID(exec(db.get(), schema_v3));
   AVA_TRY_VOID(transaction.commit());
   return CapabilitiesStore(std::move(db));
 }
@@ -218,22 +228,30 @@ Result<std::optional<McpServerEntry>> CapabilitiesStore::server(const std::strin
 
 Result<void> CapabilitiesStore::write_server(const McpServerEntry& entry) {
   AVA_TRY(auto existing,
-          Statement::prepare(db_.get(), "SELECT created_ms, url FROM mcp_servers WHERE name = ?"));
+          Statement::prepare(
+              db_.get(), "SELECT created_ms, url, oauth_client FROM mcp_servers WHERE name = ?"));
   existing.bind(1, entry.name);
   AVA_TRY(bool found, existing.step());
   const std::int64_t now = base::unix_ms_now();
   const std::int64_t created = found ? existing.integer(0) : now;
-  // A sign-in belongs to the endpoint it was made for.
-  if (found && existing.text(1) != entry.url) AVA_TRY_VOID(erase_credentials(entry.name));
+  // A sign-in belongs to the endpoint and the client it was made for.
+  const json oauth_client{{"clientId", entry.oauth_client_id},
+                          {"clientSecret", entry.oauth_client_secret}};
+  if (found && (existing.text(1) != entry.url ||
+                json::parse(existing.text(2), nullptr, false).value("clientId", "") !=
+                    entry.oauth_client_id))
+    AVA_TRY_VOID(erase_credentials(entry.name));
   AVA_TRY(auto upsert,
           Statement::prepare(
               db_.get(),
               "INSERT INTO mcp_servers(name, transport, command, args, env, cwd, url, headers, "
-              "enabled, source, created_ms, updated_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) "
+              "enabled, source, created_ms, updated_ms, oauth_client) "
+              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) "
               "ON CONFLICT(name) DO UPDATE SET transport = excluded.transport, command = "
               "excluded.command, args = excluded.args, env = excluded.env, cwd = excluded.cwd, "
               "url = excluded.url, headers = excluded.headers, enabled = excluded.enabled, "
-              "source = excluded.source, updated_ms = excluded.updated_ms"));
+              "source = excluded.source, updated_ms = excluded.updated_ms, "
+              "oauth_client = excluded.oauth_client"));
   upsert.bind(1, entry.name)
       .bind(2, entry.transport)
       .bind(3, entry.command)
@@ -245,7 +263,8 @@ Result<void> CapabilitiesStore::write_server(const McpServerEntry& entry) {
       .bind(9, std::int64_t{entry.enabled ? 1 : 0})
       .bind(10, entry.source)
       .bind(11, created)
-      .bind(12, now);
+      .bind(12, now)
+      .bind(13, oauth_client.dump());
   AVA_TRY_VOID(upsert.run());
   for (const auto& [project, enabled] : entry.projects) {
     AVA_TRY(auto scoped, Statement::prepare(db_.get(),

@@ -59,6 +59,8 @@ struct AddFlags {
   std::string cwd;
   std::string url;
   std::vector<std::string> headers;
+  std::string client_id;
+  std::string client_secret;
   bool disabled = false;
   std::string project;
   bool replace = false;
@@ -74,6 +76,8 @@ int add(const AddFlags& flags) {
     }
     entry.transport = "http";
     entry.url = flags.url;
+    entry.oauth_client_id = flags.client_id;
+    entry.oauth_client_secret = flags.client_secret;
     for (const auto& header : flags.headers) {
       auto pair = split_pair(header, ':', "--header");
       if (!pair) return failed(pair.error(), 2);
@@ -83,6 +87,10 @@ int add(const AddFlags& flags) {
     if (flags.command.empty()) {
       return failed({ErrorCode::invalid_argument,
                      "a server needs a command (ava mcp add NAME -- COMMAND ARGS...) or --url"},
+                    2);
+    }
+    if (!flags.client_id.empty() || !flags.client_secret.empty()) {
+      return failed({ErrorCode::invalid_argument, "--client-id is for servers added with --url"},
                     2);
     }
     entry.command = flags.command.front();
@@ -126,6 +134,7 @@ std::string describe(const McpServerEntry& entry, const fs::path* project,
   } else {
     where = entry.url;
     for (const auto& [key, value] : entry.headers) where += " [header " + key + "]";
+    if (!entry.oauth_client_id.empty()) where += " [OAuth client " + entry.oauth_client_id + "]";
   }
   std::string state = entry.enabled ? "enabled" : "disabled";
   for (const auto& [folder, on] : entry.projects)
@@ -268,7 +277,7 @@ void add_mcp_commands(CLI::App& cli, CliContext& context) {
   auto* add_command = mcp.add_subcommand(
       "add",
       "Add a server: ava mcp add NAME [--env K=V]... -- COMMAND ARGS..., or ava mcp add NAME "
-      "--url URL [--header 'K: V']...");
+      "--url URL [--header 'K: V']... [--client-id ID [--client-secret S]]");
   add_command->add_option("name", add_flags->name, "The server's name (A-Z a-z 0-9 _ -)")
       ->required();
   add_command->add_option("command", add_flags->command, "After --: the command and its arguments");
@@ -276,6 +285,11 @@ void add_mcp_commands(CLI::App& cli, CliContext& context) {
   add_command->add_option("--cwd", add_flags->cwd, "The server's working directory");
   add_command->add_option("--url", add_flags->url, "A Streamable HTTP endpoint");
   add_command->add_option("-H,--header", add_flags->headers, "An HTTP header 'K: V' (secret)");
+  add_command->add_option("--client-id", add_flags->client_id,
+                          "A pre-registered OAuth client for `ava mcp login` (default: Ava "
+                          "registers itself with the authorization server)");
+  add_command->add_option("--client-secret", add_flags->client_secret,
+                          "That client's secret, if it has one (secret)");
   add_command->add_flag("--disabled", add_flags->disabled, "Add it switched off");
   add_command->add_option("--project", add_flags->project, "Enable it only in this project folder");
   add_command->add_flag("--replace", add_flags->replace, "Replace a server of the same name");

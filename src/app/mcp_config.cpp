@@ -70,9 +70,10 @@ Result<void> validate(const McpServerEntry& entry) {
     if (entry.command.empty())
       return fail(ErrorCode::invalid_argument,
                   "server " + name + ": a stdio server needs a command");
-    if (!entry.url.empty() || !entry.headers.empty())
+    if (!entry.url.empty() || !entry.headers.empty() || !entry.oauth_client_id.empty() ||
+        !entry.oauth_client_secret.empty())
       return fail(ErrorCode::invalid_argument,
-                  "server " + name + ": url and headers are for HTTP servers");
+                  "server " + name + ": url, headers and an OAuth client are for HTTP servers");
   } else if (entry.transport == "http") {
     if (entry.url.rfind("http://", 0) != 0 && entry.url.rfind("https://", 0) != 0) {
       return fail(ErrorCode::invalid_argument,
@@ -81,6 +82,13 @@ Result<void> validate(const McpServerEntry& entry) {
     if (!entry.command.empty() || !entry.args.empty() || !entry.env.empty())
       return fail(ErrorCode::invalid_argument,
                   "server " + name + ": command, args and env are for stdio servers");
+    if (entry.oauth_client_id.empty() && !entry.oauth_client_secret.empty())
+      return fail(ErrorCode::invalid_argument,
+                  "server " + name + ": an OAuth client secret needs its client id");
+    if (entry.oauth_client_id.find_first_of("\r\n") != std::string::npos ||
+        entry.oauth_client_secret.find_first_of("\r\n") != std::string::npos)
+      return fail(ErrorCode::invalid_argument,
+                  "server " + name + ": the OAuth client id and secret are single lines");
   } else {
     return fail(ErrorCode::invalid_argument,
                 fmt::format("server {}: transport \"{}\" is not supported (stdio or http)", name,
@@ -121,7 +129,8 @@ std::string fingerprint(const McpServerEntry& entry) {
               {"env", entry.env},
               {"cwd", entry.cwd},
               {"url", entry.url},
-              {"headers", entry.headers}}
+              {"headers", entry.headers},
+              {"oauthClient", {entry.oauth_client_id, entry.oauth_client_secret}}}
       .dump();
 }
 
@@ -138,6 +147,12 @@ json to_json(const McpServerEntry& entry, bool show_secrets) {
   } else {
     out["url"] = entry.url;
     out["headers"] = secret_map(entry.headers, show_secrets);
+    if (!entry.oauth_client_id.empty()) {
+      out["oauth"] = {{"clientId", entry.oauth_client_id}};
+      if (!entry.oauth_client_secret.empty())
+        out["oauth"]["clientSecret"] =
+            show_secrets ? entry.oauth_client_secret : std::string(redacted);
+    }
   }
   return out;
 }
@@ -188,6 +203,17 @@ Result<McpServerEntry> entry_from_json(const std::string& name, const json& valu
   auto headers = string_map(value.value("headers", json()), "headers");
   if (!headers) return bad(headers.error());
   entry.headers = std::move(*headers);
+  if (value.contains("oauth") && !value["oauth"].is_null()) {
+    const json& oauth = value["oauth"];
+    if (!oauth.is_object())
+      return fail(ErrorCode::invalid_argument, "server " + name + ": oauth must be an object");
+    auto client_id = optional_string(oauth, "clientId");
+    if (!client_id) return bad(client_id.error());
+    auto client_secret = optional_string(oauth, "clientSecret");
+    if (!client_secret) return bad(client_secret.error());
+    entry.oauth_client_id = *client_id;
+    entry.oauth_client_secret = *client_secret;
+  }
   if (value.contains("enabled")) {
     if (!value["enabled"].is_boolean())
       return fail(ErrorCode::invalid_argument,

@@ -27,6 +27,10 @@ struct McpServerEntry {
   // http (Streamable HTTP)
   std::string url;
   std::map<std::string, std::string> headers;  // secret values, as env
+  // A pre-registered OAuth client, for authorization servers without
+  // dynamic registration; empty: Ava registers itself at sign-in.
+  std::string oauth_client_id;
+  std::string oauth_client_secret;  // secret, as env; empty for a public client
   // Offered to agents in every project unless a project says otherwise.
   bool enabled = true;
   std::map<std::string, bool> projects;  // canonical project folder -> enabled there

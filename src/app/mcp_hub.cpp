@@ -38,6 +38,8 @@ tool::mcp::ServerConfig server_config(const asio::any_io_executor& executor,
       tool::mcp::OAuthConfig oauth;
       oauth.server_name = entry.name;
       oauth.server_url = entry.url;
+      oauth.client_id = entry.oauth_client_id;
+      oauth.client_secret = entry.oauth_client_secret;
       oauth.store = std::move(credentials);
       oauth.wait_for_login = false;
       oauth.sign_in_hint = "run `ava mcp login " + entry.name + "`, then try again";

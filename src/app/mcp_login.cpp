@@ -18,6 +18,8 @@ Result<std::shared_ptr<tool::mcp::OAuthClient>> sign_in_client(
   tool::mcp::OAuthConfig config;
   config.server_name = entry.name;
   config.server_url = entry.url;
+  config.client_id = entry.oauth_client_id;
+  config.client_secret = entry.oauth_client_secret;
   config.store = std::move(credentials);
   config.open_url = std::move(open_url);
   config.login_timeout = timeout;

@@ -37,6 +37,13 @@ app::McpServerEntry http_entry(std::string name) {
   return entry;
 }
 
+// An HTTP server without an Authorization header of its own: it signs in.
+app::McpServerEntry oauth_entry(std::string name) {
+  auto entry = http_entry(std::move(name));
+  entry.headers.clear();
+  return entry;
+}
+
 unsigned mode_of(const std::filesystem::path& file) {
   struct stat info {};
   REQUIRE(::stat(file.c_str(), &info) == 0);
@@ -303,8 +310,7 @@ TEST_CASE("removing or re-pointing a server ends its sign-in for good",
   REQUIRE(home);
   auto store = app::CapabilitiesStore::open(*home);
   REQUIRE(store);
-  auto entry = http_entry("remote");
-  entry.headers.clear();
+  auto entry = oauth_entry("remote");
   REQUIRE(store->add_server(entry, false));
   app::StoredCredentials credentials(*home);
   REQUIRE(credentials.save("remote", signed_in_as("at-1"), 0));
@@ -330,12 +336,23 @@ TEST_CASE("removing or re-pointing a server ends its sign-in for good",
 TEST_CASE("a schema 1 store is upgraded in place", "[app][capabilities][oauth]") {
   test::TempDir dir;
   const auto file = dir.path() / "capabilities.sqlite3";
-  // The oauth_credentials table as schema 1 made it, with one row.
-  const std::string old = "python3 -c \"import sqlite3; c = sqlite3.connect('" + file.string() +
-                          "'); c.executescript('CREATE TABLE oauth_credentials(server TEXT "
-                          "PRIMARY KEY, generation INTEGER NOT NULL DEFAULT 0, data TEXT NOT "
-                          "NULL, updated_ms INTEGER NOT NULL); INSERT INTO oauth_credentials "
-                          "VALUES(\\\"remote\\\", 3, \\\"{}\\\", 0); PRAGMA user_version = 1;')\"";
+  // Two tables as schema 1 made them, with a row each.
+  const std::string old =
+      "python3 -c \"import sqlite3; c = sqlite3.connect('" + file.string() +
+      "'); c.executescript('CREATE TABLE oauth_credentials(server TEXT PRIMARY KEY, generation "
+      "INTEGER NOT NULL DEFAULT 0, data TEXT NOT NULL, updated_ms INTEGER NOT NULL); INSERT INTO "
+      "oauth_credentials VALUES(\\\"remote\\\", 3, \\\"{}\\\", 0); CREATE TABLE mcp_servers(name "
+      "TEXT PRIMARY KEY, transport TEXT NOT NULL, command TEXT NOT NULL DEFAULT \\\"\\\", args "
+      "TEXT "
+      "NOT NULL DEFAULT \\\"[]\\\", env TEXT NOT NULL DEFAULT \\\"{}\\\", cwd TEXT NOT NULL "
+      "DEFAULT "
+      "\\\"\\\", url TEXT NOT NULL DEFAULT \\\"\\\", headers TEXT NOT NULL DEFAULT \\\"{}\\\", "
+      "enabled "
+      "INTEGER NOT NULL DEFAULT 1, source TEXT NOT NULL DEFAULT \\\"\\\", created_ms INTEGER NOT "
+      "NULL, updated_ms INTEGER NOT NULL); CREATE TABLE mcp_server_projects(server TEXT NOT NULL, "
+      "project TEXT NOT NULL, enabled INTEGER NOT NULL, PRIMARY KEY(server, project)); INSERT "
+      "INTO mcp_servers(name, transport, url, created_ms, updated_ms) VALUES(\\\"remote\\\", "
+      "\\\"http\\\", \\\"https://mcp.example/mcp\\\", 1, 1); PRAGMA user_version = 1;')\"";
   REQUIRE(std::system(old.c_str()) == 0);
   auto store = app::CapabilitiesStore::open_file(file);
   REQUIRE(store);
@@ -346,4 +363,52 @@ TEST_CASE("a schema 1 store is upgraded in place", "[app][capabilities][oauth]")
   CHECK(row->data == "{}");
   REQUIRE(store->save_oauth("remote", "{\"x\":1}", 3));
   CHECK(store->oauth_row("remote")->revision == 1);
+  // v3: the server has no pre-registered client until one is configured.
+  auto server = store->server("remote");
+  REQUIRE(server);
+  REQUIRE(server->has_value());
+  CHECK((*server)->url == "https://mcp.example/mcp");
+  CHECK((*server)->oauth_client_id.empty());
+}
+
+TEST_CASE("a pre-registered OAuth client is kept, redacted, and owns its sign-in",
+          "[app][capabilities][oauth]") {
+  test::TempDir dir;
+  auto home = base::Home::at(dir.path());
+  REQUIRE(home);
+  auto store = app::CapabilitiesStore::open(*home);
+  REQUIRE(store);
+  auto entry = oauth_entry("remote");
+  entry.oauth_client_id = "ava-house";
+  entry.oauth_client_secret = "client-s3cret";
+  REQUIRE(store->add_server(entry, false));
+  auto stored = store->server("remote");
+  REQUIRE(stored);
+  REQUIRE(stored->has_value());
+  CHECK((*stored)->oauth_client_id == "ava-house");
+  CHECK((*stored)->oauth_client_secret == "client-s3cret");
+
+  const auto shown = app::to_json(**stored, false);
+  CHECK(shown["oauth"] == json{{"clientId", "ava-house"}, {"clientSecret", "<redacted>"}});
+  CHECK(shown.dump().find("client-s3cret") == std::string::npos);
+  CHECK(app::to_json(**stored, true)["oauth"]["clientSecret"] == "client-s3cret");
+  auto parsed = app::entry_from_json("remote", shown);
+  REQUIRE(parsed);
+  CHECK(parsed->oauth_client_id == "ava-house");
+
+  app::StoredCredentials credentials(*home);
+  REQUIRE(credentials.save("remote", signed_in_as("at-1"), 0));
+  // The same client: the sign-in stays; another client: it goes.
+  REQUIRE(store->add_server(entry, true));
+  CHECK(credentials.signed_in("remote").value());
+  entry.oauth_client_id = "another";
+  REQUIRE(store->add_server(entry, true));
+  CHECK_FALSE(credentials.signed_in("remote").value());
+
+  // Only HTTP servers have one, and a secret needs its id.
+  auto local = stdio_entry("local");
+  local.oauth_client_id = "x";
+  CHECK(app::validate(local).error().code == ErrorCode::invalid_argument);
+  entry.oauth_client_id.clear();
+  CHECK(app::validate(entry).error().message.find("needs its client id") != std::string::npos);
 }

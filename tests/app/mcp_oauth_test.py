@@ -15,7 +15,13 @@ rule a client breaks and the test requires none):
   route signs out again.
 - No token in any log, listing or session log; the store is 0600.
 
-    mcp_oauth_test.py AVA AVA_BACKEND FAKE_PROVIDER OAUTH_SERVER_PY
+With `preregistered` as the scenario, the authorization server offers no
+dynamic registration and knows one client: `ava mcp login` says a client id
+is needed until the server is added with `--client-id`/`--client-secret`,
+then signs in as that client (the secret never printed); changing the
+client id drops the sign-in.
+
+    mcp_oauth_test.py AVA AVA_BACKEND FAKE_PROVIDER OAUTH_SERVER_PY [sign_in|preregistered]
 """
 
 import json
@@ -31,12 +37,13 @@ from backend_harness import (EventStream, FakeProvider, Home, Server, check,  # 
                              check_paired, count_turn_ends, wait_for)
 
 AVA, BACKEND, FAKE, OAUTH_SERVER = sys.argv[1:5]
+SCENARIO = sys.argv[5] if len(sys.argv) > 5 else "sign_in"
 
 
 class AuthServer:
-    def __init__(self):
-        self.process = subprocess.Popen([sys.executable, OAUTH_SERVER], stderr=subprocess.PIPE,
-                                        text=True)
+    def __init__(self, *options):
+        self.process = subprocess.Popen([sys.executable, OAUTH_SERVER, *options],
+                                        stderr=subprocess.PIPE, text=True)
         line = self.process.stderr.readline()
         check(line.startswith("AVA_LISTENING "), "oauth server: " + line)
         self.base = "http://127.0.0.1:%d" % int(line.split()[1])
@@ -64,8 +71,8 @@ def ava(home, *args, timeout=60):
                           timeout=timeout)
 
 
-def cli_login(home):
-    login = subprocess.Popen([AVA, "mcp", "login", "secure", "--no-browser", "--timeout", "60"],
+def cli_login(home, name="secure"):
+    login = subprocess.Popen([AVA, "mcp", "login", name, "--no-browser", "--timeout", "60"],
                              env=home.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
     url = None
@@ -78,7 +85,7 @@ def cli_login(home):
     browse(url)
     out, err = login.communicate(timeout=60)
     check(login.returncode == 0, "ava mcp login: " + err)
-    check("Signed in to MCP server secure" in out, out)
+    check("Signed in to MCP server %s" % name in out, out)
 
 
 def call_whoami(server, conversation, turns):
@@ -97,7 +104,54 @@ def result_text(result):
                    if block.get("type") == "text")
 
 
+def preregistered():
+    auth = AuthServer("--preregistered", "ava-house:pre-s3cret", "--no-registration")
+    fake = FakeProvider(FAKE)
+    home = Home(fake)
+    try:
+        url = auth.base + "/mcp"
+        check(ava(home, "mcp", "add", "bare", "--url", url).returncode == 0, "add bare")
+        bare = ava(home, "mcp", "login", "bare", "--no-browser", "--timeout", "10")
+        check(bare.returncode != 0 and "client id" in bare.stderr, bare.stdout + bare.stderr)
+
+        added = ava(home, "mcp", "add", "pre", "--url", url, "--client-id", "ava-house",
+                    "--client-secret", "pre-s3cret")
+        check(added.returncode == 0, added.stderr)
+        listed = ava(home, "mcp", "list", "--json")
+        entry = [s for s in json.loads(listed.stdout)["servers"] if s["name"] == "pre"][0]
+        check(entry["oauth"] == {"clientId": "ava-house", "clientSecret": "<redacted>"}, entry)
+        plain = ava(home, "mcp", "list").stdout
+        check("OAuth client ava-house" in plain and "pre-s3cret" not in plain + listed.stdout,
+              plain)
+
+        cli_login(home, "pre")
+        tested = ava(home, "mcp", "test", "pre", "--json")
+        check(tested.returncode == 0, tested.stderr)
+        state = auth.state()
+        check(state["errors"] == [], "the authorization server saw: %s" % state["errors"])
+        check(state["registrations"] == 0, state)
+        check(state["token_clients"] and set(state["token_clients"]) == {"ava-house"}, state)
+
+        # Tokens belong to the client they were issued to: another one drops them.
+        changed = ava(home, "mcp", "add", "pre", "--url", url, "--client-id", "other",
+                      "--replace")
+        check(changed.returncode == 0, changed.stderr)
+        entry = [s for s in json.loads(ava(home, "mcp", "list", "--json").stdout)["servers"]
+                 if s["name"] == "pre"][0]
+        check(entry["signedIn"] is False, entry)
+        stdio = ava(home, "mcp", "add", "local", "--client-id", "x", "--", "true")
+        check(stdio.returncode == 2, stdio.stderr)
+        print("ok   mcp_oauth preregistered")
+        return 0
+    finally:
+        fake.stop()
+        auth.stop()
+        home.cleanup()
+
+
 def main():
+    if SCENARIO == "preregistered":
+        return preregistered()
     auth = AuthServer()
     fake = FakeProvider(FAKE)
     home = Home(fake)

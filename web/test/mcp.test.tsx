@@ -195,6 +195,35 @@ describe("MCP servers section", () => {
     expect(root.querySelector('[role="status"]')?.textContent).toContain("Added everything.");
   });
 
+  it("adds an HTTP server with a pre-registered OAuth client", async () => {
+    const fetchMock = vi.fn(async (_url: string, init?: RequestInit) =>
+      init?.method === "POST"
+        ? json({ ...remote, name: "house", oauth: { clientId: "ava-house", clientSecret: "<redacted>" } }, 201)
+        : json({ servers: [] }),
+    );
+    vi.stubGlobal("fetch", fetchMock);
+    const root = await render();
+    const form = root.querySelector<HTMLFormElement>('form[aria-label="Add an MCP server"]')!;
+    await act(async () => type(form.querySelector("select")!, "http"));
+    const field = (label: string) =>
+      [...form.querySelectorAll("label")].find((l) => l.textContent?.startsWith(label))!.querySelector<HTMLInputElement>("input")!;
+    await act(async () => {
+      type(field("Name"), "house");
+      type(field("URL"), "https://mcp.example/mcp");
+      type(field("OAuth client id"), "ava-house");
+    });
+    await act(async () => type(field("OAuth client secret"), "s3cret"));
+    await act(async () => form.requestSubmit());
+    await flush();
+    const post = fetchMock.mock.calls.find(([, init]) => init?.method === "POST")!;
+    expect(JSON.parse(post[1]!.body as string)).toEqual({
+      name: "house",
+      type: "http",
+      url: "https://mcp.example/mcp",
+      oauth: { clientId: "ava-house", clientSecret: "s3cret" },
+    });
+  });
+
   it("parses header lines", () => {
     expect(parsePairs("Authorization: Bearer x:y\n\nX-Team: a", ":")).toEqual({ Authorization: "Bearer x:y", "X-Team": "a" });
     expect(parsePairs(": nameless", ":")).toBe(": nameless");

@@ -16,6 +16,10 @@ It checks what a correct client must do and records every violation in
 /control/hold-refresh makes the next refresh wait until /control/release,
 so a test can sign out while a refresh is in flight.
 
+With --preregistered CLIENT_ID:SECRET it knows that client from the start
+(with a loopback redirect, any port) and, with --no-registration, offers no
+dynamic registration at all: a client must be configured with that id.
+
 Prints "AVA_LISTENING <port>" on stderr once bound to 127.0.0.1.
 """
 
@@ -28,6 +32,7 @@ import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+NO_REGISTRATION = "--no-registration" in sys.argv
 LOCK = threading.Lock()
 RELEASE = threading.Event()
 STATE = {
@@ -43,6 +48,7 @@ STATE = {
     "refresh_waiting": False,
     "errors": [],
     "issued": [],  # every access and refresh token, so a test can look for leaks
+    "token_clients": [],  # the client of every token answer
 }
 
 
@@ -98,7 +104,7 @@ class Handler(BaseHTTPRequestHandler):
                 "issuer": issuer,
                 "authorization_endpoint": issuer + "/authorize",
                 "token_endpoint": issuer + "/token",
-                "registration_endpoint": issuer + "/register",
+                **({} if NO_REGISTRATION else {"registration_endpoint": issuer + "/register"}),
                 "response_types_supported": ["code"],
                 "grant_types_supported": ["authorization_code", "refresh_token"],
                 "code_challenge_methods_supported": ["S256"],
@@ -170,6 +176,9 @@ class Handler(BaseHTTPRequestHandler):
         return self.send(404, {"error": "not_found"})
 
     def register(self, request):
+        if NO_REGISTRATION:
+            error("register: called although no registration endpoint is offered")
+            return self.send(404, {"error": "not_found"})
         uris = request.get("redirect_uris") or []
         if not uris or not all(urllib.parse.urlsplit(u).hostname == "127.0.0.1" for u in uris):
             error("register: redirect_uris %r are not loopback" % uris)
@@ -233,6 +242,7 @@ class Handler(BaseHTTPRequestHandler):
             STATE["access"][access] = {"client_id": client_id, "scope": scope}
             STATE["refresh"][refresh] = {"client_id": client_id, "scope": scope}
             STATE["issued"] += [access, refresh]
+            STATE["token_clients"].append(client_id)
         # Advertised as expiring at once so the client refreshes before every
         # use; the resource server keeps accepting it (no clock in the test).
         return self.send(200, {"access_token": access, "token_type": "Bearer", "expires_in": 1,
@@ -266,6 +276,10 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    if "--preregistered" in sys.argv:
+        client_id, secret = sys.argv[sys.argv.index("--preregistered") + 1].split(":", 1)
+        STATE["clients"][client_id] = {"secret": secret,
+                                       "redirect_uris": ["http://127.0.0.1/callback"]}
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     sys.stderr.write("AVA_LISTENING %d\n" % server.server_address[1])

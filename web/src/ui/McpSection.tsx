@@ -166,6 +166,7 @@ export function McpSection() {
                   {s.transport === "http" && (
                     <span className={s.signedIn ? "badge ok" : "badge"}>{s.signedIn ? "signed in" : "not signed in"}</span>
                   )}
+                  {s.oauth && <span className="badge">OAuth client {s.oauth.clientId}</span>}
                   {ownSwitch(s) && (
                     <>
                       <span className="badge">project setting</span>
@@ -217,13 +218,13 @@ export function McpSection() {
   );
 }
 
-const EMPTY_FIELDS = { name: "", command: "", args: "", env: "", url: "", headers: "" };
+const EMPTY_FIELDS = { name: "", command: "", args: "", env: "", url: "", headers: "", clientId: "", clientSecret: "" };
 
 /** Adds a server: a command to start (stdio) or a URL (Streamable HTTP). */
 function McpServerForm({ onAdded }: { onAdded: () => void }) {
   const [type, setType] = useState<"stdio" | "http">("stdio");
   const [fields, setFields] = useState(EMPTY_FIELDS);
-  const { name, command, args, env, url, headers } = fields;
+  const { name, command, args, env, url, headers, clientId, clientSecret } = fields;
   const edit = (field: keyof typeof EMPTY_FIELDS) => (e: { target: { value: string } }) =>
     setFields((all) => ({ ...all, [field]: e.target.value }));
   const [busy, setBusy] = useState(false);
@@ -243,6 +244,7 @@ function McpServerForm({ onAdded }: { onAdded: () => void }) {
       const pairs = parsePairs(headers, ":");
       if (typeof pairs === "string") return setResult({ ok: false, text: `Not "Name: value": ${pairs}` });
       if (Object.keys(pairs).length) server.headers = pairs;
+      if (clientId.trim()) server.oauth = { clientId: clientId.trim(), ...(clientSecret ? { clientSecret } : {}) };
     }
     setBusy(true);
     setResult(null);
@@ -297,6 +299,16 @@ function McpServerForm({ onAdded }: { onAdded: () => void }) {
             Headers, "Name: value" per line (kept by the server, shown redacted)
             <textarea value={headers} onChange={edit("headers")} rows={2} />
           </label>
+          <label>
+            OAuth client id (only for authorization servers without dynamic registration)
+            <input value={clientId} onChange={edit("clientId")} autoComplete="off" />
+          </label>
+          {clientId.trim() && (
+            <label>
+              OAuth client secret (if the client has one; kept by the server, shown redacted)
+              <input type="password" value={clientSecret} onChange={edit("clientSecret")} autoComplete="off" />
+            </label>
+          )}
         </>
       )}
       <div>
