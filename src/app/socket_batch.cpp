@@ -75,14 +75,15 @@ class Ring {
       }
       in_flight += static_cast<std::size_t>(submitted);
     }
-    reap(sends, sends.size());
+    if (!reap(sends, sends.size())) close();
   }
 
  private:
   // A send whose completion cannot be had counts as a gone peer: its
   // stream ends and the client resumes from its cursor, rather than risk
-  // bytes written twice.
-  void reap(std::span<SocketSend> sends, std::size_t count) {
+  // bytes written twice. False if the ring failed: a completion left in it
+  // would be taken for the next batch's, so it must not be used again.
+  bool reap(std::span<SocketSend> sends, std::size_t count) {
     for (auto& send : sends.first(count)) send.taken = -1;
     for (std::size_t seen = 0; seen < count; ++seen) {
       io_uring_cqe* completion = nullptr;
@@ -90,19 +91,24 @@ class Ring {
       do {
         waited = ::io_uring_wait_cqe(&ring_, &completion);
       } while (waited == -EINTR);
-      if (waited != 0) return;
+      if (waited != 0) return false;
       const auto index = static_cast<std::size_t>(::io_uring_cqe_get_data64(completion));
       const int result = completion->res;
       ::io_uring_cqe_seen(&ring_, completion);
       if (index < sends.size()) sends[index].taken = taken_from(result, -result);
     }
+    return true;
   }
 
   void give_up(std::span<SocketSend> sends, std::size_t submitted) {
     reap(sends, submitted);
-    ::io_uring_queue_exit(&ring_);  // drops the entries it did not take
-    ready_ = false;
+    close();  // drops the entries it did not take
     send_each(sends.subspan(submitted));
+  }
+
+  void close() {
+    ::io_uring_queue_exit(&ring_);
+    ready_ = false;
   }
 
   io_uring ring_{};
