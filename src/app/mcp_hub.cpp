@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/capabilities_store.hpp"
+#include "app/mcp_login.hpp"
 #include "app/stored_credentials.hpp"
 #include "ava/tool/mcp/http_transport.hpp"
 #include "ava/tool/mcp/stdio_transport.hpp"
@@ -35,12 +36,7 @@ tool::mcp::ServerConfig server_config(const asio::any_io_executor& executor,
     server.url = entry.url;
     for (const auto& [name, value] : entry.headers) server.headers.push_back({name, value});
     if (credentials && !has_own_authorization(entry)) {
-      tool::mcp::OAuthConfig oauth;
-      oauth.server_name = entry.name;
-      oauth.server_url = entry.url;
-      oauth.client_id = entry.oauth_client_id;
-      oauth.client_secret = entry.oauth_client_secret;
-      oauth.store = std::move(credentials);
+      tool::mcp::OAuthConfig oauth = oauth_config(entry, std::move(credentials));
       oauth.wait_for_login = false;
       oauth.sign_in_hint = "run `ava mcp login " + entry.name + "`, then try again";
       oauth.open_url = [](std::string) -> asio::awaitable<Result<void>> {

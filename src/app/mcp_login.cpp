@@ -2,6 +2,17 @@
 
 namespace ava::app {
 
+tool::mcp::OAuthConfig oauth_config(const McpServerEntry& entry,
+                                    std::shared_ptr<tool::mcp::CredentialStore> credentials) {
+  tool::mcp::OAuthConfig config;
+  config.server_name = entry.name;
+  config.server_url = entry.url;
+  config.client_id = entry.oauth_client_id;
+  config.client_secret = entry.oauth_client_secret;
+  config.store = std::move(credentials);
+  return config;
+}
+
 Result<std::shared_ptr<tool::mcp::OAuthClient>> sign_in_client(
     const boost::asio::any_io_executor& executor, const McpServerEntry& entry,
     std::shared_ptr<tool::mcp::CredentialStore> credentials, tool::mcp::UrlOpener open_url,
@@ -15,12 +26,7 @@ Result<std::shared_ptr<tool::mcp::OAuthClient>> sign_in_client(
                 "MCP server " + entry.name +
                     " is configured with its own Authorization header; remove it to use OAuth");
   }
-  tool::mcp::OAuthConfig config;
-  config.server_name = entry.name;
-  config.server_url = entry.url;
-  config.client_id = entry.oauth_client_id;
-  config.client_secret = entry.oauth_client_secret;
-  config.store = std::move(credentials);
+  tool::mcp::OAuthConfig config = oauth_config(entry, std::move(credentials));
   config.open_url = std::move(open_url);
   config.login_timeout = timeout;
   config.wait_for_login = true;

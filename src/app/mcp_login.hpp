@@ -10,6 +10,12 @@
 
 namespace ava::app {
 
+// The OAuth settings a configured HTTP server brings (name, endpoint,
+// pre-registered client) with its credential store; the caller sets how a
+// sign-in runs (interactive or not).
+tool::mcp::OAuthConfig oauth_config(const McpServerEntry& entry,
+                                    std::shared_ptr<tool::mcp::CredentialStore> credentials);
+
 // The OAuth client for an interactive sign-in to a configured HTTP server
 // (`ava mcp login`, POST /api/mcp/servers/{name}/login): credentials saved
 // to `credentials` under its generation fence; `open_url` shows the page;
