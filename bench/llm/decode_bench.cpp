@@ -5,11 +5,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "ava/llm/decoder.hpp"
+#include "support/fixture.hpp"
 #ifdef AVA_HAS_FAKE_PROVIDER
 #include "support/wire_sse.hpp"
 #endif
@@ -17,10 +16,7 @@
 namespace {
 
 std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(AVA_FIXTURES_DIR "/providers/") + name, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  return ava::test::read_fixture("providers/" + name);
 }
 
 void decode(benchmark::State& state, ava::llm::WireApi api, const std::string& name) {

@@ -1,4 +1,4 @@
-// Every captured provider stream in ../shared/fixtures/providers decodes to
+// Every captured provider stream in tests/fixtures/providers decodes to
 // the values in fixture_expectations.json (an independent reading of the
 // fixtures, see tools/make_fixture_expectations.py), whole and split into
 // chunks of many sizes.
@@ -14,15 +14,16 @@
 
 #include "ava/llm/decoder.hpp"
 #include "ava/llm/event_json.hpp"
+#include "support/fixture.hpp"
 
 using nlohmann::json;
 namespace llm = ava::llm;
 
 namespace {
 
-std::string read_file(const std::string& path) {
+std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
+  if (!in) throw std::runtime_error("cannot read " + path);
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();
@@ -72,7 +73,7 @@ void check_response(const json& expected, const llm::Response& response) {
 
 const json& expectations() {
   static const json table =
-      json::parse(read_file(AVA_SOURCE_DIR "/tests/llm/fixture_expectations.json"));
+      json::parse(read_text(AVA_SOURCE_DIR "/tests/llm/fixture_expectations.json"));
   return table;
 }
 
@@ -85,7 +86,7 @@ TEST_CASE("every provider fixture decodes to its expected text, calls, stop and 
   for (const auto& expected : table) {
     std::string file = expected["file"];
     INFO("fixture " << file);
-    std::string body = read_file(std::string(AVA_FIXTURES_DIR "/providers/") + file);
+    std::string body = ava::test::read_fixture("providers/" + file);
     std::vector<std::string> events;
     llm::Response response = llm::decode_sse_body(
         api_for(file), body,
@@ -102,7 +103,7 @@ TEST_CASE("every provider fixture decodes the same whatever the chunk size", "[f
   std::mt19937 random(20260702);
   for (const auto& expected : expectations()) {
     std::string file = expected["file"];
-    std::string body = read_file(std::string(AVA_FIXTURES_DIR "/providers/") + file);
+    std::string body = ava::test::read_fixture("providers/" + file);
     std::uniform_int_distribution<std::size_t> size(2, 97);
     for (std::size_t chunk :
          {std::size_t{1}, std::size_t{3}, size(random), size(random), std::size_t{4096}}) {
@@ -117,7 +118,7 @@ TEST_CASE("fixture streams cut before their terminal event are errors, never suc
   for (const auto& expected : expectations()) {
     std::string file = expected["file"];
     if (expected["error"].get<bool>()) continue;
-    std::string body = read_file(std::string(AVA_FIXTURES_DIR "/providers/") + file);
+    std::string body = ava::test::read_fixture("providers/" + file);
     // Cut in the middle of the last event's data.
     auto last_data = body.rfind("data:");
     REQUIRE(last_data != std::string::npos);

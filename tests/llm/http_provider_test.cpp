@@ -11,6 +11,7 @@
 
 #include "ava/llm/http_provider.hpp"
 #include "support/fake_provider.hpp"
+#include "support/fixture.hpp"
 #include "support/run_coroutine.hpp"
 #include "support/wire_sse.hpp"
 
@@ -146,11 +147,9 @@ TEST_CASE("http provider decodes captured fixture bodies served over HTTP",
   };
   for (const auto& c : cases) {
     INFO(c.file);
-    std::ifstream in(std::string(AVA_FIXTURES_DIR "/providers/") + c.file, std::ios::binary);
-    std::ostringstream body;
-    body << in.rdbuf();
+    const std::string body = ava::test::read_fixture("providers/" + c.file);
     auto server = FakeProviderServer::start();
-    server->enqueue(FakeReply{.chunks = ava::test::chunks_per_event(body.str())});
+    server->enqueue(FakeReply{.chunks = ava::test::chunks_per_event(body)});
     auto out = call(config_for(c.api, *server));
     CHECK_FALSE(out.response().error.has_value());
     CHECK(text_of(out.response()) == c.text);

@@ -15,13 +15,15 @@
 #include <string>
 
 #include "ava/transport/http_client.hpp"
+#include "support/fixture.hpp"
 #include "support/run_coroutine.hpp"
 
 namespace asio = boost::asio;
 
 TEST_CASE("ava-fake-provider serves a fixture body and stops on SIGTERM", "[fake-provider]") {
-  std::string fixture =
-      AVA_FIXTURES_DIR "/providers/anthropic/anthropic-sdk-python__tool_use_response.txt";
+  const std::string relative = "providers/anthropic/anthropic-sdk-python__tool_use_response.txt";
+  const std::string expected = ava::test::read_fixture(relative);
+  const std::string fixture = ava::test::fixture_path(relative);
   int out[2];
   REQUIRE(::pipe(out) == 0);
   posix_spawn_file_actions_t actions;
@@ -59,10 +61,7 @@ TEST_CASE("ava-fake-provider serves a fixture body and stops on SIGTERM", "[fake
         CHECK(response->status == 200);
         co_return streamed;
       });
-  std::ifstream in(fixture, std::ios::binary);
-  std::ostringstream expected;
-  expected << in.rdbuf();
-  CHECK(body == expected.str());
+  CHECK(body == expected);
 
   REQUIRE(::kill(pid, SIGTERM) == 0);
   int status = 0;

@@ -2,13 +2,15 @@
 """Writes tests/llm/fixture_expectations.json from the provider fixtures.
 
 An independent reading of each captured stream (plain Python, written from
-the fixture README's semantics, sharing no code with the C++ decoders): the
+the semantics in tests/fixtures/README.md's sources, sharing no code with the C++ decoders): the
 assembled text, the client tool calls with their JSON arguments, the neutral
 stop reason, the usage and whether the stream ends in an error. The C++ test
 then checks its decoders against this table. Review the JSON by eye after
 regenerating; it is the golden data.
 
-    python3 tests/llm/tools/make_fixture_expectations.py ../shared/fixtures/providers
+    python3 tests/llm/tools/make_fixture_expectations.py [FIXTURES]
+
+FIXTURES defaults to tests/fixtures/providers in this checkout.
 """
 import json
 import pathlib
@@ -211,7 +213,8 @@ def is_sse_body(path):
 
 
 def main():
-    root = pathlib.Path(sys.argv[1])
+    checkout = pathlib.Path(__file__).resolve().parents[3]
+    root = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else checkout / "tests/fixtures/providers"
     table = []
     for provider, decode in DECODERS.items():
         for path in sorted((root / provider).iterdir()):
