@@ -111,6 +111,27 @@ Result<ProviderEntry> parse_entry(const std::string& name, const json& value,
   return entry;
 }
 
+// "childEnvironment": {"keep": ["GITHUB_TOKEN", ...]}
+Result<std::vector<std::string>> parse_child_environment(const json& value,
+                                                         std::string_view origin) {
+  Fields fields(value, std::string(origin), "childEnvironment.");
+  if (!value.is_object()) {
+    return fail(ErrorCode::parse, fmt::format("{}: childEnvironment must be an object", origin));
+  }
+  std::vector<std::string> keep;
+  if (!value.contains("keep")) return keep;
+  const json& names = value["keep"];
+  if (!names.is_array()) return fields.error("keep", "must be an array of variable names");
+  for (const auto& name : names) {
+    if (!name.is_string() || name.get<std::string>().empty() ||
+        name.get<std::string>().find_first_of("=\r\n") != std::string::npos) {
+      return fields.error("keep", "must be an array of variable names");
+    }
+    keep.push_back(name.get<std::string>());
+  }
+  return keep;
+}
+
 Result<std::optional<std::string>> read_optional_file(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
@@ -193,6 +214,10 @@ Result<void> parse_settings_json(std::string_view text, std::string_view origin,
       AVA_TRY(auto entry, parse_entry(name, value, origin));
       into.providers.insert_or_assign(name, std::move(entry));
     }
+  }
+  if (document.contains("childEnvironment")) {
+    AVA_TRY(into.child_environment_keep,
+            parse_child_environment(document["childEnvironment"], origin));
   }
   if (document.contains("models")) {
     if (!document["models"].is_object()) return top.error("models", "must be an object");

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/proc/environment.hpp"
 #include "sys.hpp"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
@@ -92,9 +93,11 @@ std::vector<std::string> build_environment(const SpawnOptions& options) {
     return options.env.contains(std::string(name));
   };
   if (!options.clear_env) {
+    std::vector<std::string> inherited;
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-      if (!overridden(*entry)) out.emplace_back(*entry);
+      if (!overridden(*entry)) inherited.emplace_back(*entry);
     }
+    out = options.scrub_secrets ? scrub_environment(inherited, options.keep) : std::move(inherited);
   }
   for (const auto& [name, value] : options.env) out.push_back(fmt::format("{}={}", name, value));
   return out;

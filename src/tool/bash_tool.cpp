@@ -51,6 +51,9 @@ class BashTool final : public Tool {
     options.spawn.argv = {"bash", "-c", arguments.at("command").get<std::string>()};
     options.spawn.cwd = context.cwd;
     options.spawn.stderr_mode = proc::StderrMode::merge;  // in order, as in a terminal
+    // The model chooses the command: it gets the user's environment without
+    // the variables that look like credentials (proc/environment.hpp).
+    options.spawn.scrub_secrets = true;
     options.timeout = timeout;
     options.capture_limit = std::min(limits.process_capture, limits.tool_output);
     options.kill_grace = limits.kill_grace;

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
+#include "ava/proc/environment.hpp"
 #include "proc/proc_test_util.hpp"
 #include "support/temp_dir.hpp"
 #include "tool/tool_test_util.hpp"
@@ -63,4 +66,26 @@ TEST_CASE("bash arguments are validated", "[tool][bash]") {
         "Invalid arguments for bash: timeout: must be at least 1");
   CHECK(call_tool("bash", nlohmann::json::object(), dir.path()).joined_text() ==
         "Invalid arguments for bash: command: is required");
+}
+
+TEST_CASE("bash children do not see credentials from the environment", "[tool][bash][env]") {
+  ava::test::TempDir dir;
+  ::setenv("ANTHROPIC_API_KEY", "sk-ant-bash-test-0123456789", 1);
+  ::setenv("FOO_TOKEN", "foo-token-value", 1);
+  ::setenv("AVA_BASH_KEPT_TOKEN", "kept-value", 1);
+  const auto command =
+      "echo \"key=${ANTHROPIC_API_KEY:-unset} token=${FOO_TOKEN:-unset} "
+      "kept=${AVA_BASH_KEPT_TOKEN:-unset}\"; test -n \"$PATH\" && echo path; "
+      "test -n \"$HOME\" && echo home";
+  const auto scrubbed = call_tool("bash", {{"command", command}}, dir.path());
+  CHECK(scrubbed.joined_text() == "key=unset token=unset kept=unset\npath\nhome\n[exit code 0]");
+
+  // settings.json "childEnvironment": {"keep": [...]} lets a named one through.
+  ava::proc::set_kept_variables({"AVA_BASH_KEPT_TOKEN"});
+  const auto kept = call_tool("bash", {{"command", command}}, dir.path());
+  ava::proc::set_kept_variables({});
+  CHECK(kept.joined_text() == "key=unset token=unset kept=kept-value\npath\nhome\n[exit code 0]");
+  ::unsetenv("ANTHROPIC_API_KEY");
+  ::unsetenv("FOO_TOKEN");
+  ::unsetenv("AVA_BASH_KEPT_TOKEN");
 }

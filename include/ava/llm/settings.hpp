@@ -55,6 +55,10 @@ struct Settings {
   std::string model;     // settings.json "model": the default provider's model
   std::map<std::string, ProviderEntry, std::less<>> providers;
   std::map<std::string, ModelOverride, std::less<>> models;
+  // settings.json "childEnvironment": {"keep": [NAMES]}: variables that
+  // reach bash and MCP server children although their names look like
+  // credentials (KEY, SECRET, TOKEN, PASSWORD); see proc/environment.hpp.
+  std::vector<std::string> child_environment_keep;
   std::map<std::string, base::Secret, std::less<>> keys;  // auth.json, by provider name
   base::EnvLookup env = [](const char*) { return std::optional<std::string>(); };
 };

@@ -24,6 +24,11 @@ struct SpawnOptions {
   bool clear_env = false;                  // start from an empty environment
   std::map<std::string, std::string> env;  // added to, or replacing, the environment
   std::vector<std::string> env_remove;     // names dropped from the inherited environment
+  // Leaves out inherited variables that look like credentials (see
+  // environment.hpp), except those in `keep` and the process-wide kept
+  // names; `env` is still applied, so a configured value gets through.
+  bool scrub_secrets = false;
+  std::vector<std::string> keep;
   StdinMode stdin_mode = StdinMode::null;
   OutputMode stdout_mode = OutputMode::pipe;
   StderrMode stderr_mode = StderrMode::pipe;
@@ -58,7 +63,8 @@ struct ExitStatus {
 Result<Child> spawn(const SpawnOptions& options);
 
 // The environment a child would get: the parent's (unless cleared), minus
-// env_remove, with env applied. "NAME=value" strings.
+// env_remove (and the secrets when scrub_secrets), with env applied.
+// "NAME=value" strings.
 std::vector<std::string> build_environment(const SpawnOptions& options);
 
 // Collects an exited child (waitpid). Blocks if the child is still running, so
