@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -27,8 +28,19 @@ Result<LogLevel> parse_log_level(std::string_view name);
 
 // Masks credentials in free text: provider keys (sk-..., sk-ant-...),
 // "Bearer <token>", and the values of key/value pairs whose key names a
-// secret (api_key, token, secret, password, authorization, ...).
+// secret (api_key, token, secret, password, authorization, ...). URLs lose
+// their userinfo ("https://[redacted]@host") and the values of query
+// parameters that grant something (state, code, code_challenge, sig, key,
+// and names with token, secret, password, ...).
 std::string redact(std::string_view text);
+
+// redact() for one URL, to show it in a listing or an error message.
+std::string redact_url(std::string_view url);
+
+// A server's command-line arguments for a listing: the value after a flag
+// naming a secret ("--api-key VALUE"), "--token=VALUE" and "API_KEY=VALUE"
+// forms, and URLs and keys inside arguments are masked.
+std::vector<std::string> redact_arguments(const std::vector<std::string>& args);
 
 // A credential in memory. Formats as "[redacted]" so it cannot be logged by
 // accident; reveal() is the one explicit way to the value.
