@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import { api, ApiRequestError, follow } from "./api/client";
 import type { ConversationPatch, ConversationView, Project, StatusMessage } from "./api/protocol.gen";
 import type { ModelsResponse } from "./api/protocol.extra";
-import { connection, statusBus, useConnection, useLiveStatuses } from "./model/stores";
+import { connection, statusBus, useConnection, useLiveStatuses, useSignedOut } from "./model/stores";
 import { ConversationPage } from "./ui/ConversationPage";
 import { Settings } from "./ui/Settings";
 import { Sidebar } from "./ui/Sidebar";
@@ -40,6 +40,24 @@ function ConnectionBanner() {
   return null;
 }
 
+/** Shown while the server answers 401: the page stays underneath and carries on once signed in. */
+function SignedOut() {
+  // The streams retry on their own; this notices a sign-in even when none is open.
+  useEffect(() => {
+    const timer = setInterval(() => void api.health().catch(() => undefined), 3000);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <main className="signed-out" aria-labelledby="signed-out-title" data-testid="signed-out">
+      <h1 id="signed-out-title">Not signed in</h1>
+      <p>
+        Open the login link that <code>ava --serve</code> printed, or run <code>ava backend open</code>.
+      </p>
+      <p className="muted">This page carries on by itself once this browser is signed in, in this tab or another.</p>
+    </main>
+  );
+}
+
 export function App() {
   const [route, setRoute] = useState<Route>(() => parseRoute(location.pathname));
   const [projects, setProjects] = useState<Project[]>([]);
@@ -47,6 +65,7 @@ export function App() {
   const [models, setModels] = useState<ModelsResponse | null>(null);
   const [error, setError] = useState("");
   const live = useLiveStatuses();
+  const signedOut = useSignedOut();
 
   const navigate = useCallback((path: string) => {
     history.pushState(null, "", path);
@@ -59,11 +78,16 @@ export function App() {
     return () => removeEventListener("popstate", onPop);
   }, []);
 
-  const reload = useCallback(() => {
-    api.projects().then(setProjects, (e: Error) => setError(e.message));
-    api.conversations("all").then(setConversations, (e: Error) => setError(e.message));
-    api.models().then(setModels, () => undefined);
+  // A 401 shows the sign-in screen instead of an error banner.
+  const fail = useCallback((e: Error) => {
+    if (!(e instanceof ApiRequestError && e.status === 401)) setError(e.message);
   }, []);
+
+  const reload = useCallback(() => {
+    api.projects().then(setProjects, fail);
+    api.conversations("all").then(setConversations, fail);
+    api.models().then(setModels, () => undefined);
+  }, [fail]);
 
   // The status stream: the catalog and every driver's present state.
   useEffect(() => {
@@ -139,42 +163,45 @@ export function App() {
   const patch = (id: string, body: ConversationPatch) => {
     api.patchConversation(id, body).then(
       (c) => setConversations((list) => list.map((x) => (x.id === id ? { ...x, ...c } : x))),
-      (e: Error) => setError(e.message),
+      fail,
     );
   };
 
   return (
-    <div className="app">
-      <Sidebar
-        projects={projects}
-        conversations={conversations}
-        live={live}
-        selected={selected}
-        onOpen={(id) => navigate(`/c/${encodeURIComponent(id)}`)}
-        onNewConversation={newConversation}
-        onNewProject={newProject}
-        onPatch={patch}
-        onSettings={() => navigate("/settings")}
-      />
-      <div className="main">
-        <ConnectionBanner />
-        {error && (
-          <div className="error-banner" role="alert">
-            {error}{" "}
-            <button type="button" className="link" onClick={() => setError("")} aria-label="Dismiss the error">
-              Dismiss
-            </button>
-          </div>
-        )}
-        {route.page === "conversation" && <ConversationPage key={route.id} id={route.id} models={models} listed={conversations.find((c) => c.id === route.id)} />}
-        {route.page === "settings" && <Settings models={models} />}
-        {route.page === "home" && (
-          <main className="home" aria-label="Welcome">
-            <h1>Ava</h1>
-            <p>{projects.length === 0 ? "Add a project (a folder on the server) to start." : "Pick a conversation, or start one with + next to a project."}</p>
-          </main>
-        )}
+    <>
+      {signedOut && <SignedOut />}
+      <div className="app" hidden={signedOut}>
+        <Sidebar
+          projects={projects}
+          conversations={conversations}
+          live={live}
+          selected={selected}
+          onOpen={(id) => navigate(`/c/${encodeURIComponent(id)}`)}
+          onNewConversation={newConversation}
+          onNewProject={newProject}
+          onPatch={patch}
+          onSettings={() => navigate("/settings")}
+        />
+        <div className="main">
+          <ConnectionBanner />
+          {error && (
+            <div className="error-banner" role="alert">
+              {error}{" "}
+              <button type="button" className="link" onClick={() => setError("")} aria-label="Dismiss the error">
+                Dismiss
+              </button>
+            </div>
+          )}
+          {route.page === "conversation" && <ConversationPage key={route.id} id={route.id} models={models} listed={conversations.find((c) => c.id === route.id)} />}
+          {route.page === "settings" && <Settings models={models} />}
+          {route.page === "home" && (
+            <main className="home" aria-label="Welcome">
+              <h1>Ava</h1>
+              <p>{projects.length === 0 ? "Add a project (a folder on the server) to start." : "Pick a conversation, or start one with + next to a project."}</p>
+            </main>
+          )}
+        </div>
       </div>
-    </div>
+    </>
   );
 }

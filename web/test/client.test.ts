@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ApiRequestError, follow, request, SseParser, type StreamState } from "../src/api/client";
+import { ApiRequestError, follow, request, signedOut, SseParser, type StreamState } from "../src/api/client";
 
 describe("SseParser", () => {
   it("parses messages split anywhere, with comments, CRLF and multi-line data", () => {
@@ -90,5 +90,60 @@ describe("request", () => {
     expect(error).toMatchObject({ status: 409, code: "conflict", message: "has conversations" });
     vi.stubGlobal("fetch", vi.fn(async () => { throw new TypeError("offline"); }));
     await expect(request("GET", "/api/health")).rejects.toMatchObject({ status: 0, code: "network" });
+  });
+});
+
+describe("sign-in", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    signedOut.answered(200);
+  });
+  const unauthorized = () => new Response('{"error":{"code":"unauthorized","message":"sign in first"}}', { status: 401 });
+
+  it("sends the session cookie with every request and stream", async () => {
+    const fetchMock = vi.fn(async (_url: string, _init?: RequestInit) => new Response("{}", { status: 200 }));
+    vi.stubGlobal("fetch", fetchMock);
+    await request("GET", "/api/projects");
+    await request("POST", "/api/projects", { path: "/p" });
+    const follower = follow({ path: "/api/status/events", resumable: false, onMessage: () => undefined });
+    await vi.waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(3));
+    follower.close();
+    for (const [, init] of fetchMock.mock.calls) expect(init?.credentials).toBe("same-origin");
+  });
+
+  it("a 401 from the API signs the page out; the next accepted request signs it in again", async () => {
+    const seen: boolean[] = [];
+    const stop = signedOut.subscribe(() => seen.push(signedOut.get()));
+    vi.stubGlobal("fetch", vi.fn(async () => unauthorized()));
+    await expect(request("GET", "/api/projects")).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+    expect(signedOut.get()).toBe(true);
+    vi.stubGlobal("fetch", vi.fn(async () => { throw new TypeError("offline"); }));
+    await request("GET", "/api/projects").catch(() => undefined);
+    expect(signedOut.get()).toBe(true); // a network failure says nothing about the sign-in
+    vi.stubGlobal("fetch", vi.fn(async () => new Response('{"projects":[]}', { status: 200 })));
+    await request("GET", "/api/projects");
+    expect(signedOut.get()).toBe(false);
+    expect(seen).toEqual([true, false]);
+    stop();
+  });
+
+  it("a stream that gets 401 keeps retrying and resumes once signed in", async () => {
+    const { fetchMock, urls } = scriptedFetch([
+      () => body(sse([{ seq: 1, type: "x" }])),
+      () => unauthorized(),
+      () => unauthorized(),
+      () => body(sse([{ seq: 2, type: "x" }])),
+    ]);
+    vi.stubGlobal("fetch", fetchMock);
+    const seen: number[] = [];
+    const out: boolean[] = [];
+    const stop = signedOut.subscribe(() => out.push(signedOut.get()));
+    const follower = follow({ path: "/e", resumable: true, backoff: { baseMs: 1, maxMs: 5 }, onMessage: (_e, _d, seq) => seen.push(seq!) });
+    await vi.waitFor(() => expect(urls).toHaveLength(5));
+    follower.close();
+    stop();
+    expect(seen).toEqual([1, 2]);
+    expect(urls.slice(1, 4)).toEqual(["/e?after=1", "/e?after=1", "/e?after=1"]);
+    expect(out).toEqual([true, false]);
   });
 });

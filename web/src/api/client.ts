@@ -47,6 +47,32 @@ function isApiError(value: unknown): value is ApiError {
   return typeof error === "object" && error !== null && typeof error.code === "string";
 }
 
+/**
+ * Whether the server accepts this page's sign-in (the session cookie the
+ * login link set, sent with every same-origin request). Any 401 from the API
+ * or a stream signs the page out; the next answer that is not a 401 (the
+ * streams keep retrying: the user may open a login link in another tab)
+ * signs it in again.
+ */
+class SignedOutState {
+  private out = false;
+  private listeners = new Set<() => void>();
+  /** Called with every HTTP status the server answers with. */
+  answered(status: number) {
+    const out = status === 401;
+    if (out === this.out) return;
+    this.out = out;
+    this.listeners.forEach((l) => l());
+  }
+  subscribe = (listener: () => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+  /** True once the server said 401, until it accepts a request again. */
+  get = () => this.out;
+}
+export const signedOut = new SignedOutState();
+
 export async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   let response: Response;
   try {
@@ -54,11 +80,13 @@ export async function request<T>(method: string, path: string, body?: unknown, s
       method,
       headers: body === undefined ? undefined : { "Content-Type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin",
       signal,
     });
   } catch (error) {
     throw new ApiRequestError(0, "network", `Could not reach the server: ${(error as Error).message}`);
   }
+  signedOut.answered(response.status);
   const text = await response.text();
   let json: unknown = undefined;
   if (text) {
@@ -84,6 +112,7 @@ export function newInputId(): string {
 }
 
 export const api = {
+  health: () => request<unknown>("GET", "/api/health"),
   projects: () => request<ProjectList>("GET", "/api/projects").then((r) => r.projects),
   createProject: (path: string, name?: string) =>
     request<Project>("POST", "/api/projects", name ? { path, name } : { path }),
@@ -242,10 +271,17 @@ export function follow(options: FollowOptions): Follower {
       const sep = options.path.includes("?") ? "&" : "?";
       const url = options.resumable ? `${options.path}${sep}after=${lastSeq}` : options.path;
       touch();
-      const response = await fetch(url, { headers: { Accept: "text/event-stream" }, signal: local.signal, cache: "no-store" });
+      const response = await fetch(url, {
+        headers: { Accept: "text/event-stream" },
+        credentials: "same-origin",
+        signal: local.signal,
+        cache: "no-store",
+      });
+      signedOut.answered(response.status);
       if (!response.ok || !response.body) {
         // A request the server will never accept (unknown conversation, bad cursor): stop.
-        if ([400, 401, 403, 404, 405].includes(response.status)) fatal = true;
+        // A 401 is retried: the stream resumes once the page is signed in again.
+        if ([400, 403, 404, 405].includes(response.status)) fatal = true;
         return `HTTP ${response.status}`;
       }
       attempt = 0;

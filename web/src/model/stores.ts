@@ -2,7 +2,7 @@
 // streams, and the status stream fanned out to whoever listens.
 import { useSyncExternalStore } from "react";
 import type { DriverState, StatusMessage } from "../api/protocol.gen";
-import type { StreamState } from "../api/client";
+import { signedOut, type StreamState } from "../api/client";
 
 type Listener = () => void;
 
@@ -44,6 +44,8 @@ class ConnectionStore {
 
 export const connection = new ConnectionStore();
 export const useConnection = () => useSyncExternalStore(connection.subscribe, connection.get);
+/** True while the server refuses this page's sign-in (a 401). */
+export const useSignedOut = () => useSyncExternalStore(signedOut.subscribe, signedOut.get);
 
 export interface LiveStatus {
   state: DriverState;

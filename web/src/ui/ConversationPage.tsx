@@ -91,6 +91,7 @@ export function ConversationPage({ id, models, listed }: { id: string; models: M
         method: "PATCH",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ reviewedSeq: shownSeq.current }),
+        credentials: "same-origin",
         keepalive: true,
       }).catch(() => undefined);
     };
