@@ -4,7 +4,7 @@ import { act } from "react";
 import { createRoot } from "react-dom/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { McpServer } from "../src/api/protocol.gen";
-import { McpSection, parsePairs } from "../src/ui/McpSection";
+import { McpSection, parsePairs, webAddress } from "../src/ui/McpSection";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -157,6 +157,35 @@ describe("MCP servers section", () => {
     await flush();
     expect(tab.close).toHaveBeenCalled();
     expect(root.querySelector('[data-mcp-server="remote"] [role="status"]')?.textContent).toBe("no authorization server found");
+  });
+
+  it.each(["javascript:alert(1)", " JavaScript:alert(document.cookie)", "data:text/html,<script>alert(1)</script>", "file:///etc/passwd", "/relative", "not a url"])(
+    "never opens a sign-in page that is not http(s): %s",
+    async (authorizationUrl) => {
+      vi.stubGlobal("fetch", vi.fn(async (url: string) =>
+        url.endsWith("/login") ? json({ authorizationUrl, timeoutMs: 300000 }) : json({ servers: [remote] }),
+      ));
+      const tab = { opener: {}, location: { href: "about:blank" }, close: vi.fn() };
+      vi.stubGlobal("open", vi.fn(() => tab));
+      const root = await render();
+      await act(async () => button(root, "remote", "Sign in").click());
+      await flush();
+      expect(tab.location.href).toBe("about:blank");
+      expect(tab.close).toHaveBeenCalled();
+      const note = root.querySelector('[data-mcp-server="remote"] [role="status"]');
+      expect(note?.className).toContain("form-error");
+      expect(note?.textContent).toContain("not an http(s) address");
+      expect(root.querySelector('[data-mcp-server="remote"] a')).toBeNull();
+      expect(button(root, "remote", "Sign in").disabled).toBe(false);
+    },
+  );
+
+  it("webAddress takes http and https only", () => {
+    expect(webAddress("https://auth.example/a?b=1")).toBe("https://auth.example/a?b=1");
+    expect(webAddress("http://127.0.0.1:8080/cb")).toBe("http://127.0.0.1:8080/cb");
+    expect(webAddress("java\tscript:alert(1)")).toBeNull();
+    expect(webAddress("javascript:alert(1)")).toBeNull();
+    expect(webAddress("//auth.example/a")).toBeNull();
   });
 
   it("adds a stdio server with arguments and environment, and refuses a malformed line", async () => {

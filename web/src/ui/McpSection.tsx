@@ -18,6 +18,16 @@ export function parsePairs(text: string, separator: "=" | ":"): Record<string, s
   return out;
 }
 
+/** An http: or https: address, or null: a sign-in page is opened only when it is one. */
+export function webAddress(text: string): string | null {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * MCP servers (the ones `ava mcp` configures): a switch each (the default
  * for every project, or one project's own), a connection test, OAuth
@@ -96,11 +106,14 @@ export function McpSection() {
     act(server.name, async () => {
       try {
         const started = await api.mcpLogin(server.name);
+        const page = webAddress(started.authorizationUrl);
+        if (page === null)
+          throw new Error(`The sign-in page is not an http(s) address, so it was not opened: ${started.authorizationUrl.slice(0, 200)}`);
         if (tab) {
           tab.opener = null;
-          tab.location.href = started.authorizationUrl;
+          tab.location.href = page;
         }
-        note(server.name, { ok: true, text: "Finish signing in on the page that opened.", link: started.authorizationUrl });
+        note(server.name, { ok: true, text: "Finish signing in on the page that opened.", link: page });
         setSigningIn({ name: server.name, until: Date.now() + started.timeoutMs });
       } catch (e) {
         tab?.close();
@@ -197,7 +210,7 @@ export function McpSection() {
                   {notes[s.name] && (
                     <div role="status" className={notes[s.name].ok ? "mcp-note" : "mcp-note form-error"}>
                       {notes[s.name].text}
-                      {notes[s.name].link && (
+                      {notes[s.name].link && webAddress(notes[s.name].link!) && (
                         <>
                           {" "}
                           <a href={notes[s.name].link} target="_blank" rel="noopener noreferrer">
