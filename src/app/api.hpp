@@ -12,6 +12,7 @@
 
 #include "app/conversation_host.hpp"
 #include "app/http_server.hpp"
+#include "app/login_gate.hpp"
 #include "app/registry.hpp"
 #include "app/runtime_files.hpp"
 #include "app/settings_source.hpp"
@@ -37,6 +38,7 @@ struct ApiContext {
   std::shared_ptr<McpHub> mcp;               // the shared MCP connections
   std::optional<base::Home> home;
   std::function<void()> request_shutdown;  // POST /api/shutdown; empty: not offered
+  std::shared_ptr<LoginGate> logins;       // browser sessions (api_login.cpp)
 };
 
 // One function per route file (src/app/api_<area>.cpp).
@@ -47,6 +49,10 @@ void add_conversation_routes(Router& router, const std::shared_ptr<ApiContext>& 
 void add_event_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 void add_mcp_routes(Router& router, const std::shared_ptr<ApiContext>& context);
 void add_skill_routes(Router& router, const std::shared_ptr<ApiContext>& context);
+// `GET /` (the login link, else the web UI's index), POST /api/login and
+// POST /api/login-codes; `static_files` serves the UI.
+void add_login_routes(Router& router, const std::shared_ptr<ApiContext>& context,
+                      Handler static_files);
 
 inline void add_api_routes(Router& router, const std::shared_ptr<ApiContext>& context) {
   add_system_routes(router, context);

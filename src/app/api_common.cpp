@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/api.hpp"
+#include "ava/base/json.hpp"
 
 namespace ava::app {
 
@@ -12,14 +13,13 @@ Handler answer(Reply reply) {
 }
 
 Result<nlohmann::json> json_body(const HttpRequest& request) {
-  const std::string_view type = request.header("content-type");
-  if (!type.empty() && type.find("application/json") == std::string_view::npos) {
-    return fail(ErrorCode::invalid_argument, "the body must be application/json");
-  }
+  // The fence already refused other media types.
   if (request.body.empty()) return nlohmann::json::object();
-  auto document = nlohmann::json::parse(request.body, nullptr, false);
-  if (document.is_discarded())
-    return fail(ErrorCode::invalid_argument, "the body is not valid JSON");
+  auto document = base::parse_json(request.body);
+  if (!document) {
+    return fail(ErrorCode::invalid_argument,
+                "the body is not valid JSON: " + document.error().message);
+  }
   return document;
 }
 

@@ -15,6 +15,9 @@ namespace asio = boost::asio;
 
 constexpr std::chrono::seconds keep_alive_interval{15};
 constexpr std::size_t replay_chunk_bytes = std::size_t{256} * 1024;
+// How much of the log one replay step reads: memory per replaying
+// subscriber stays bounded whatever the length of the history.
+constexpr std::size_t replay_read_bytes = std::size_t{256} * 1024;
 
 // The cursor: ?after=N, else Last-Event-ID, else 0 (from the start).
 std::optional<std::int64_t> cursor_of(const HttpRequest& request) {
@@ -34,17 +37,19 @@ asio::awaitable<std::optional<std::int64_t>> replay_from_log(Exchange& exchange,
                                                              std::int64_t after) {
   auto follower = session::LogFollower::open(log, static_cast<session::Seq>(after));
   if (!follower) co_return after;
-  auto events = (*follower)->poll();
-  if (!events) co_return after;
   std::string chunk;
-  for (const auto& event : *events) {
-    chunk += event_frame(event);
-    after = static_cast<std::int64_t>(event.seq);
-    if (chunk.size() >= replay_chunk_bytes) {
-      if (!co_await exchange.write_events(chunk)) co_return std::nullopt;
-      chunk.clear();
+  do {
+    auto events = (*follower)->poll(replay_read_bytes);
+    if (!events) break;
+    for (const auto& event : *events) {
+      chunk += event_frame(event);
+      after = static_cast<std::int64_t>(event.seq);
+      if (chunk.size() >= replay_chunk_bytes) {
+        if (!co_await exchange.write_events(chunk)) co_return std::nullopt;
+        chunk.clear();
+      }
     }
-  }
+  } while ((*follower)->has_unread());
   if (!chunk.empty() && !co_await exchange.write_events(chunk)) co_return std::nullopt;
   co_return after;
 }

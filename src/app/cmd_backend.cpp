@@ -15,6 +15,8 @@
 #include "app/loopback_client.hpp"
 #include "app/ownership.hpp"
 #include "app/runtime_files.hpp"
+#include "ava/base/json.hpp"
+#include "ava/base/open_url.hpp"
 
 namespace ava::app {
 namespace {
@@ -181,6 +183,37 @@ int status(const base::Home& home, bool json) {
   return running ? 0 : 3;
 }
 
+// Prints a one-time login URL for the running backend's web UI (and opens
+// it in a browser unless told not to), so a browser can work on the same
+// home as the desktop.
+int open_ui(const base::Home& home, bool open_browser) {
+  auto running = running_backend(home);
+  if (!running) {
+    std::fprintf(stderr, "ava: ava-backend is not running (start it with `ava backend start`)\n");
+    return 1;
+  }
+  auto reply = loopback_request(running->port, "POST", "/api/login-codes", running->token);
+  if (!reply || reply->status != 201) {
+    std::fprintf(stderr, "ava: the backend did not give a login code: %s\n",
+                 reply ? reply->body.c_str() : reply.error().message.c_str());
+    return 1;
+  }
+  auto body = base::parse_json(reply->body);
+  const auto url = body ? base::json_field<std::string>(*body, "url") : std::nullopt;
+  if (!url) {
+    std::fprintf(stderr, "ava: the backend's login answer has no url\n");
+    return 1;
+  }
+  std::printf("%s\n", url->c_str());
+  std::fflush(stdout);
+  if (open_browser) {
+    if (auto opened = base::open_url(*url); !opened) {
+      std::fprintf(stderr, "ava: %s\n", opened.error().message.c_str());
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 void add_backend_commands(CLI::App& cli, CliContext& context) {
@@ -196,6 +229,10 @@ void add_backend_commands(CLI::App& cli, CliContext& context) {
   auto* status_cmd =
       backend->add_subcommand("status", "Report whether the backend runs (exit 3 when not)");
   status_cmd->add_flag("--json", *json, "Machine-readable output");
+  auto no_open = std::make_shared<bool>(false);
+  auto* open_cmd = backend->add_subcommand(
+      "open", "Print (and open) a one-time login URL for the backend's web UI");
+  open_cmd->add_flag("--no-open", *no_open, "Only print the URL");
 
   auto with_home = [&context](const std::function<int(const base::Home&)>& run) {
     auto home = base::Home::resolve();
@@ -211,6 +248,9 @@ void add_backend_commands(CLI::App& cli, CliContext& context) {
   stop_cmd->callback([with_home] { with_home(stop); });
   status_cmd->callback([with_home, json] {
     with_home([&](const base::Home& home) { return status(home, *json); });
+  });
+  open_cmd->callback([with_home, no_open] {
+    with_home([&](const base::Home& home) { return open_ui(home, !*no_open); });
   });
 }
 

@@ -5,21 +5,63 @@
 #include <nlohmann/json.hpp>
 
 #include "app/http_server.hpp"
+#include "app/login_gate.hpp"
 #include "ava/base/text.hpp"
 #include "ava/protocol/wire.hpp"
 
 namespace ava::app {
 namespace {
 
-std::vector<std::string> split_path(std::string_view path) {
+// A route pattern's segments, split as parse_request_target splits a path
+// ("/" has none). Patterns are the program's own literals.
+std::vector<std::string> pattern_segments(std::string_view pattern) {
   std::vector<std::string> segments;
-  std::size_t start = 1;  // paths begin with '/'
-  while (start <= path.size()) {
-    const std::size_t end = std::min(path.find('/', start), path.size());
-    segments.emplace_back(path.substr(start, end - start));
+  if (pattern.size() <= 1) return segments;
+  std::size_t start = 1;
+  while (start <= pattern.size()) {
+    const std::size_t end = std::min(pattern.find('/', start), pattern.size());
+    segments.emplace_back(pattern.substr(start, end - start));
     start = end + 1;
   }
   return segments;
+}
+
+// Exactly application/json, with at most a UTF-8 charset: a form or a
+// text/plain body (which a page may send cross-site without a preflight)
+// never reaches a route, whatever it appends ("text/plain;x=application/json").
+bool is_json_media_type(std::string_view value) {
+  const std::string lowered = base::ascii_lower(value);
+  std::string_view type = lowered;
+  std::string_view params;
+  if (const auto semicolon = type.find(';'); semicolon != std::string_view::npos) {
+    params = type.substr(semicolon + 1);
+    type = type.substr(0, semicolon);
+  }
+  auto trim = [](std::string_view text) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+    return text;
+  };
+  if (trim(type) != "application/json") return false;
+  params = trim(params);
+  return params.empty() || params == "charset=utf-8" || params == "charset=\"utf-8\"";
+}
+
+HttpResponse unauthorized(const HttpRequest& request) {
+  if (is_api_request(request)) {
+    HttpResponse refusal = error_response(
+        401, "unauthorized",
+        "a valid bearer token or login cookie is required (open the login URL that `ava --serve` "
+        "printed, or run `ava backend open`)");
+    refusal.headers.emplace_back("WWW-Authenticate", "Bearer");
+    return refusal;
+  }
+  return HttpResponse{
+      .status = 401, .content_type = "text/html; charset=utf-8", .body = R"(<!doctype html>
+<html><head><meta charset="utf-8"><title>Ava: sign in</title></head>
+<body><h1>Ava</h1><p>This page needs a login link. Open the link that <code>ava --serve</code>
+printed when it started, or run <code>ava backend open</code> for a new one.</p></body></html>
+)"};
 }
 
 // Compares in time that depends only on the expected length, so response
@@ -75,7 +117,7 @@ HttpResponse error_response(const Error& error) {
 }
 
 void Router::add(std::string method, const std::string& pattern, Handler handler) {
-  auto segments = split_path(pattern);
+  auto segments = pattern_segments(pattern);
   for (auto& segment : segments) {
     if (segment.size() > 1 && segment.front() == '{' && segment.back() == '}') segment = "{}";
   }
@@ -83,7 +125,7 @@ void Router::add(std::string method, const std::string& pattern, Handler handler
 }
 
 std::variant<const Handler*, HttpResponse> Router::match(HttpRequest& request) const {
-  const auto segments = split_path(request.path);
+  const auto& segments = request.segments;
   bool path_matched = false;
   for (const auto& route : routes_) {
     if (route.segments.size() != segments.size()) continue;
@@ -104,7 +146,7 @@ std::variant<const Handler*, HttpResponse> Router::match(HttpRequest& request) c
     return &route.handler;
   }
   if (!path_matched && fallback_ && (request.method == "GET" || request.method == "HEAD") &&
-      request.path.rfind("/api/", 0) != 0) {
+      !is_api_request(request)) {
     return &fallback_;
   }
   if (path_matched) {
@@ -112,6 +154,18 @@ std::variant<const Handler*, HttpResponse> Router::match(HttpRequest& request) c
                           request.method + " is not allowed on " + request.path);
   }
   return error_response(404, "not_found", "no route for " + request.path);
+}
+
+bool is_api_request(const HttpRequest& request) {
+  return !request.segments.empty() && request.segments.front() == "api";
+}
+
+bool is_login_request(const HttpRequest& request) {
+  if (request.method == "POST") {
+    return request.segments.size() == 2 && request.segments[0] == "api" &&
+           request.segments[1] == "login";
+  }
+  return request.method == "GET" && request.segments.empty() && request.query.contains("login");
 }
 
 std::optional<HttpResponse> Fence::check(const HttpRequest& request) const {
@@ -129,50 +183,32 @@ std::optional<HttpResponse> Fence::check(const HttpRequest& request) const {
       return error_response(403, "forbidden_origin", "cross-origin requests are not allowed");
     }
   }
-  if (token && request.path.rfind("/api/", 0) == 0) {
+  // Browsers say where a request comes from; another site, or a page of
+  // another port on this host ("same-site"), is refused even without Origin.
+  if (request.headers.contains("sec-fetch-site")) {
+    const std::string site = base::ascii_lower(request.header("sec-fetch-site"));
+    if (site != "same-origin" && site != "none") {
+      return error_response(403, "forbidden_origin", "cross-site requests are not allowed");
+    }
+  }
+  const bool has_body = !request.body.empty() || request.headers.contains("content-type");
+  if (request.method != "GET" && request.method != "HEAD" && has_body &&
+      !is_json_media_type(request.header("content-type"))) {
+    return error_response(415, "unsupported_media_type",
+                          "request bodies must be sent as Content-Type: application/json");
+  }
+  if (is_login_request(request)) return std::nullopt;
+  if (token) {
     const std::string_view authorization = request.header("authorization");
     constexpr std::string_view scheme = "Bearer ";
     const bool has_scheme = authorization.size() > scheme.size() &&
                             base::ascii_lower(authorization.substr(0, scheme.size())) == "bearer ";
-    if (!has_scheme || !constant_time_equal(authorization.substr(scheme.size()), *token)) {
-      HttpResponse refusal =
-          error_response(401, "unauthorized", "a valid bearer token is required");
-      refusal.headers.emplace_back("WWW-Authenticate", "Bearer");
-      return refusal;
+    if (has_scheme && constant_time_equal(authorization.substr(scheme.size()), *token)) {
+      return std::nullopt;
     }
   }
-  return std::nullopt;
-}
-
-std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '+' && plus_is_space) {
-      out.push_back(' ');
-    } else if (c == '%') {
-      if (i + 2 >= text.size()) return std::nullopt;
-      int value = 0;
-      for (int k = 1; k <= 2; ++k) {
-        const char h = text[i + k];
-        value <<= 4;
-        if (h >= '0' && h <= '9')
-          value |= h - '0';
-        else if (h >= 'a' && h <= 'f')
-          value |= h - 'a' + 10;
-        else if (h >= 'A' && h <= 'F')
-          value |= h - 'A' + 10;
-        else
-          return std::nullopt;
-      }
-      out.push_back(static_cast<char>(value));
-      i += 2;
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
+  if (logins && logins->admits(request.header("cookie"))) return std::nullopt;
+  return unauthorized(request);
 }
 
 }  // namespace ava::app

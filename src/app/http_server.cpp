@@ -2,6 +2,7 @@
 // limits and deadlines, writing responses and event streams.
 #include "app/http_server.hpp"
 
+#include "app/request_target.hpp"
 #include "ava/base/text.hpp"
 
 #include <array>
@@ -14,6 +15,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -29,36 +31,35 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto no_throw = asio::as_tuple(asio::use_awaitable);
+constexpr std::chrono::milliseconds accept_backoff{100};
 
-HttpRequest to_request(const http::request<http::string_body>& message) {
+// The request as routes see it; invalid_argument when the target is not a
+// plain origin-form path (parse_request_target).
+Result<HttpRequest> to_request(const http::request<http::string_body>& message) {
   HttpRequest request;
   request.method = std::string(message.method_string());
   request.target = std::string(message.target());
-  const std::string_view target = request.target;
-  const std::size_t question = target.find('?');
-  request.path = percent_decode(target.substr(0, question), false).value_or("");
-  if (question != std::string_view::npos) {
-    std::string_view rest = target.substr(question + 1);
-    while (!rest.empty()) {
-      const std::size_t amp = rest.find('&');
-      const std::string_view pair = rest.substr(0, amp);
-      const std::size_t eq = pair.find('=');
-      auto key = percent_decode(pair.substr(0, eq), true);
-      auto value = eq == std::string_view::npos ? std::optional<std::string>("")
-                                                : percent_decode(pair.substr(eq + 1), true);
-      if (key && value && !key->empty()) request.query.emplace(std::move(*key), std::move(*value));
-      if (amp == std::string_view::npos) break;
-      rest.remove_prefix(amp + 1);
-    }
-  }
+  AVA_TRY(RequestTarget target, parse_request_target(request.target));
+  request.path = std::move(target.path);
+  request.segments = std::move(target.segments);
+  request.query = std::move(target.query);
   for (const auto& field : message) {
     std::string name = base::ascii_lower(field.name_string());
+    // Repeated Cookie headers join with "; " (RFC 6265 5.4), others with ", ".
+    const char* separator = name == "cookie" ? "; " : ", ";
     auto [it, inserted] = request.headers.emplace(std::move(name), std::string(field.value()));
-    if (!inserted) it->second += ", " + std::string(field.value());
+    if (!inserted) it->second += separator + std::string(field.value());
   }
   request.body = message.body();
   return request;
 }
+
+// Sent with every response: pages of this origin load only their own
+// scripts, styles, images and connections, and no other site may frame them.
+constexpr std::string_view content_security_policy =
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 class ServerImpl;
 
@@ -81,7 +82,17 @@ class BeastExchange final : public Exchange {
     message.set(http::field::content_type, response.content_type);
     message.set(http::field::cache_control, "no-store");
     message.set("X-Content-Type-Options", "nosniff");
-    for (const auto& [name, value] : response.headers) message.set(name, value);
+    message.set("Content-Security-Policy", content_security_policy);
+    message.set("Referrer-Policy", "no-referrer");
+    message.set("X-Frame-Options", "DENY");
+    for (const auto& [name, value] : response.headers) {
+      // A route's header replaces the default, but cookies add up.
+      if (beast::iequals(name, "set-cookie")) {
+        message.insert(name, value);
+      } else {
+        message.set(name, value);
+      }
+    }
     message.keep_alive(keep_alive_ && response.status < 400);
     message.body() = std::move(response.body);
     message.prepare_payload();
@@ -192,8 +203,30 @@ class ServerImpl final : public HttpServer, public std::enable_shared_from_this<
       tcp::socket socket(asio::make_strand(self->io_));
       auto [ec] = co_await self->acceptor_.async_accept(socket, no_throw);
       if (ec == asio::error::operation_aborted || !self->acceptor_.is_open()) co_return;
+      if (ec == asio::error::no_descriptors || ec.value() == ENFILE || ec.value() == ENOBUFS ||
+          ec.value() == ENOMEM) {
+        // Out of descriptors: the pending connection stays queued and the
+        // next accept would fail at once, so accepting again right away
+        // spins a core. Wait for connections to close instead.
+        if (!self->out_of_descriptors_) {
+          spdlog::warn("accept: out of descriptors (errno {}); pausing accepts", ec.value());
+        }
+        self->out_of_descriptors_ = true;
+        asio::steady_timer pause(self->acceptor_.get_executor(), accept_backoff);
+        co_await pause.async_wait(no_throw);
+        continue;
+      }
       if (ec) {
         spdlog::warn("accept failed: {}", ec.message());
+        continue;
+      }
+      self->out_of_descriptors_ = false;
+      // Connections that have not sent a complete head yet cost a
+      // descriptor and a coroutine each, and need no secret: past the cap a
+      // new one is closed at once, so idle sockets cannot exhaust the server.
+      if (self->unread_heads_.load() >= self->options_.max_unread_heads) {
+        boost::system::error_code ignored;
+        socket.close(ignored);
         continue;
       }
       // Event frames and responses are small writes that must leave at
@@ -229,8 +262,10 @@ class ServerImpl final : public HttpServer, public std::enable_shared_from_this<
       // One deadline for the whole head: a client sending a byte a second
       // (slow loris) or idling on keep-alive is cut when it passes.
       stream.expires_after(options.limits.http_header_timeout);
+      ++self->unread_heads_;
       auto [read_error, head_bytes] =
           co_await http::async_read_header(stream, buffer, parser, no_throw);
+      --self->unread_heads_;
       if (read_error) {
         if (read_error == http::error::body_limit) {
           // Beast checks a declared Content-Length against the limit with the head.
@@ -299,7 +334,17 @@ class ServerImpl final : public HttpServer, public std::enable_shared_from_this<
       }
       stream.expires_never();
       auto message = parser.release();
-      BeastExchange exchange(stream, to_request(message), message.version(), message.keep_alive(),
+      auto request = to_request(message);
+      if (!request) {
+        // Anything but origin-form ("/path?query") is refused before the
+        // fence or a route sees it: they all read the same decoded path.
+        co_await refuse(stream, message.version(),
+                        error_response(400, "bad_request_target", request.error().message),
+                        options);
+        refused = true;
+        break;
+      }
+      BeastExchange exchange(stream, std::move(*request), message.version(), message.keep_alive(),
                              options);
       co_await self->dispatch(exchange);
       if (!exchange.keep_alive()) break;
@@ -364,6 +409,8 @@ class ServerImpl final : public HttpServer, public std::enable_shared_from_this<
   std::shared_ptr<const Router> router_;
   std::uint16_t port_ = 0;
   std::atomic<std::size_t> connections_{0};
+  std::atomic<std::size_t> unread_heads_{0};  // connections waiting for a request head
+  bool out_of_descriptors_ = false;           // accept loop only
 };
 
 }  // namespace

@@ -24,9 +24,12 @@
 namespace ava::app {
 
 struct HttpRequest {
-  std::string method;                                       // "GET", "POST", ...
-  std::string target;                                       // as sent: path and query
-  std::string path;                                         // percent-decoded, without the query
+  std::string method;  // "GET", "POST", ...
+  std::string target;  // as sent: path and query
+  // From parse_request_target (request_target.hpp), decoded once: everything
+  // that looks at the path (fence, router, static files) uses these.
+  std::string path;                                         // "/" + segments joined by "/"
+  std::vector<std::string> segments;                        // "/" is none
   std::map<std::string, std::string, std::less<>> query;    // decoded
   std::map<std::string, std::string, std::less<>> headers;  // names lower-cased
   std::string body;
@@ -89,20 +92,35 @@ class Router {
   Handler fallback_;
 };
 
-// Who may talk to the server. Both modes accept only loopback Host names
-// with the bound port and an Origin that is absent or the same origin
-// (DNS rebinding, cross-site pages). The backend also needs the bearer token.
+class LoginGate;
+
+// Who may talk to the server (docs/security.md). Both modes accept only
+// loopback Host names with the bound port, an Origin that is absent or the
+// same origin (DNS rebinding, cross-site pages), a Sec-Fetch-Site that is
+// absent, same-origin or none, and for requests with a body exactly
+// application/json. Every request then needs a secret: the bearer token, or
+// a session cookie from `logins`; only the login routes themselves
+// (`POST /api/login`, `GET /?login=CODE`) are open.
 struct Fence {
   std::uint16_t port = 0;
-  std::optional<std::string> token;  // set: every /api/ route needs it
+  std::optional<std::string> token;         // the bearer token (backend.json)
+  std::shared_ptr<const LoginGate> logins;  // browser sessions
   // nullopt when the request may pass, else the refusal.
   std::optional<HttpResponse> check(const HttpRequest& request) const;
 };
+
+// Whether the request is one of the login routes, which need no secret.
+bool is_login_request(const HttpRequest& request);
+// Whether the path is under /api/.
+bool is_api_request(const HttpRequest& request);
 
 struct ServerOptions {
   std::string address = "127.0.0.1";
   std::uint16_t port = 0;  // 0: ephemeral
   std::size_t max_connections = 4096;
+  // Connections accepted but without a complete request head yet; past
+  // this, new connections are closed at once (see accept_loop).
+  std::size_t max_unread_heads = 2048;
   base::Limits limits = base::Limits::defaults();
   std::chrono::seconds body_timeout{30};
   std::chrono::seconds write_timeout{30};
@@ -124,8 +142,5 @@ class HttpServer {
   virtual void stop_accepting() = 0;
   virtual std::size_t open_connections() const = 0;
 };
-
-// Percent-decoding for paths and query values; nullopt on a broken escape.
-std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space);
 
 }  // namespace ava::app

@@ -19,11 +19,13 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "app/api.hpp"
+#include "app/login_gate.hpp"
 #include "app/ownership.hpp"
 #include "app/providers.hpp"
 #include "app/settings_source.hpp"
 #include "app/static_files.hpp"
 #include "ava/base/clock.hpp"
+#include "ava/base/open_url.hpp"
 #include "ava/base/version.hpp"
 
 namespace ava::app {
@@ -34,19 +36,6 @@ namespace asio = boost::asio;
 int report(const Error& error, int code) {
   std::fprintf(stderr, "ava: %s\n", error.message.c_str());
   return code;
-}
-
-void open_in_browser(const std::string& url) {
-  const char* display = std::getenv("DISPLAY");
-  const char* wayland = std::getenv("WAYLAND_DISPLAY");
-  if ((display == nullptr || *display == '\0') && (wayland == nullptr || *wayland == '\0')) return;
-  if (::fork() == 0) {
-    ::setsid();
-    std::freopen("/dev/null", "w", stdout);
-    std::freopen("/dev/null", "w", stderr);
-    ::execlp("xdg-open", "xdg-open", url.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
 }
 
 // Writes batched registry updates once a second.
@@ -140,11 +129,15 @@ int run_api_server(const ServeOptions& options) {
   };
   if (backend) context->request_shutdown = shutdown;
 
+  // Both modes serve the web UI; a browser signs in through a login link.
+  context->logins = std::make_shared<LoginGate>();
   auto router = std::make_shared<Router>();
   add_api_routes(*router, context);
-  if (!backend) router->set_fallback(static_files(find_web_root()));
+  Handler web_ui = static_files(find_web_root());
+  add_login_routes(*router, context, web_ui);
+  router->set_fallback(std::move(web_ui));
 
-  Fence fence;
+  Fence fence{.logins = context->logins};
   if (backend) {
     auto token = new_bearer_token();
     if (!token) return report(token.error(), 1);
@@ -153,6 +146,7 @@ int run_api_server(const ServeOptions& options) {
   auto listening = HttpServer::listen(io, {.port = options.port}, fence, router);
   if (!listening) return report(listening.error(), 1);
   server = std::move(*listening);
+  context->logins->set_port(server->port());
   server->start();
 
   const std::string url = "http://127.0.0.1:" + std::to_string(server->port());
@@ -168,8 +162,19 @@ int run_api_server(const ServeOptions& options) {
     std::printf("ava-backend listening on %s (pid %d, home %s)\n", url.c_str(),
                 static_cast<int>(::getpid()), home->root().string().c_str());
   } else {
-    std::printf("Ava is serving %s\n", (url + "/").c_str());
-    if (options.open_browser) open_in_browser(url + "/");
+    // The code in the printed link lasts until used: the link may be opened
+    // long after the start. `ava --serve` prints (and opens) only this one.
+    auto code = context->logins->issue_code(/*lasting=*/true);
+    if (!code) return report(code.error(), 1);
+    const std::string login = context->logins->login_url(*code);
+    std::printf("Ava is serving %s\n", login.c_str());
+    if (options.open_browser) {
+      // Without a display (over SSH) the printed link is the way in.
+      if (auto opened = base::open_url(login);
+          !opened && opened.error().code != ErrorCode::unavailable) {
+        spdlog::warn("cannot open a browser: {}", opened.error().message);
+      }
+    }
   }
   std::fflush(stdout);
 

@@ -2,31 +2,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 
 #include "ava/base/private_file.hpp"
+#include "ava/base/text.hpp"
 
 namespace ava::app {
 namespace {
 
 namespace asio = boost::asio;
 constexpr std::size_t static_file_limit = std::size_t{64} * 1024 * 1024;
-
-std::string content_type_of(const std::filesystem::path& path) {
-  const std::string ext = path.extension().string();
-  if (ext == ".html") return "text/html; charset=utf-8";
-  if (ext == ".js" || ext == ".mjs") return "text/javascript; charset=utf-8";
-  if (ext == ".css") return "text/css; charset=utf-8";
-  if (ext == ".json" || ext == ".map") return "application/json";
-  if (ext == ".svg") return "image/svg+xml";
-  if (ext == ".png") return "image/png";
-  if (ext == ".ico") return "image/x-icon";
-  if (ext == ".woff2") return "font/woff2";
-  if (ext == ".wasm") return "application/wasm";
-  if (ext == ".txt") return "text/plain; charset=utf-8";
-  return "application/octet-stream";
-}
 
 std::filesystem::path executable_dir() {
   std::array<char, 4096> buffer{};
@@ -62,11 +49,57 @@ std::optional<std::filesystem::path> find_web_root() {
   return std::nullopt;
 }
 
+std::optional<std::string> static_content_type(const std::filesystem::path& file) {
+  const std::string ext = base::ascii_lower(file.extension().string());
+  if (ext == ".html") return "text/html; charset=utf-8";
+  if (ext == ".js" || ext == ".mjs") return "text/javascript; charset=utf-8";
+  if (ext == ".css") return "text/css; charset=utf-8";
+  if (ext == ".json" || ext == ".map" || ext == ".webmanifest") return "application/json";
+  if (ext == ".svg") return "image/svg+xml";
+  if (ext == ".png") return "image/png";
+  if (ext == ".ico") return "image/x-icon";
+  if (ext == ".woff2") return "font/woff2";
+  if (ext == ".wasm") return "application/wasm";
+  if (ext == ".txt") return "text/plain; charset=utf-8";
+  return std::nullopt;
+}
+
+Result<std::filesystem::path> resolve_static_file(const std::filesystem::path& root,
+                                                  const std::vector<std::string>& segments) {
+  auto missing = [] { return fail(ErrorCode::not_found, "no such file"); };
+  std::filesystem::path relative;
+  for (const auto& segment : segments) {
+    // Plain names only: no "", ".", ".." or hidden files, nothing a
+    // filesystem or another OS would read as a separator or an end.
+    if (segment.empty() || segment.front() == '.' ||
+        segment.find_first_of(std::string_view("/\\\0", 3)) != std::string::npos) {
+      return missing();
+    }
+    relative /= segment;
+  }
+  if (relative.empty()) relative = "index.html";
+  std::error_code ec;
+  std::filesystem::path file = root / relative;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    if (relative.has_extension()) return missing();
+    file = root / "index.html";  // a client-side route
+  }
+  // The real path decides, not the spelling: a symlink inside the bundle
+  // that points elsewhere is outside the root.
+  const std::filesystem::path real = std::filesystem::canonical(file, ec);
+  if (ec) return missing();
+  auto [root_end, real_end] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  if (root_end != root.end() || real_end == real.end()) return missing();
+  if (!std::filesystem::is_regular_file(real, ec) || !static_content_type(real)) return missing();
+  return real;
+}
+
 Handler static_files(std::optional<std::filesystem::path> root) {
   return [root = std::move(root)](Exchange& exchange) -> asio::awaitable<void> {
-    const std::string& path = exchange.request().path;
+    const HttpRequest& request = exchange.request();
     if (!root) {
-      if (path == "/" || path == "/index.html") {
+      if (request.segments.empty() ||
+          (request.segments.size() == 1 && request.segments[0] == "index.html")) {
         HttpResponse reply = HttpResponse{.status = 200,
                                           .content_type = "text/html; charset=utf-8",
                                           .body = std::string(placeholder_page)};
@@ -77,38 +110,18 @@ Handler static_files(std::optional<std::filesystem::path> root) {
       }
       co_return;
     }
-    // Only plain relative segments: no "..", no hidden files.
-    std::filesystem::path relative =
-        path.size() > 1 ? std::filesystem::path(path.substr(1)) : "index.html";
-    bool safe = path.find('\0') == std::string::npos;
-    for (const auto& part : relative) {
-      const std::string name = part.string();
-      if (name.empty() || name == "." || name == ".." || name.front() == '.') safe = false;
-    }
-    if (!safe) {
-      HttpResponse reply = error_response(404, "not_found", "no such file");
-      co_await exchange.respond(std::move(reply));
-      co_return;
-    }
-    std::error_code ec;
-    std::filesystem::path file = *root / relative;
-    if (!std::filesystem::is_regular_file(file, ec)) {
-      if (relative.has_extension()) {
-        HttpResponse reply = error_response(404, "not_found", "no such file");
-        co_await exchange.respond(std::move(reply));
-        co_return;
-      }
-      file = *root / "index.html";  // a client-side route
-    }
-    auto bytes = base::read_file_limited(file, static_file_limit);
+    auto file = resolve_static_file(*root, request.segments);
+    auto bytes = file ? base::read_file_limited(*file, static_file_limit)
+                      : Result<std::string>(std::unexpected(file.error()));
     if (!bytes) {
       HttpResponse reply = error_response(404, "not_found", "no such file");
       co_await exchange.respond(std::move(reply));
       co_return;
     }
-    HttpResponse response{
-        .status = 200, .content_type = content_type_of(file), .body = std::move(*bytes)};
-    if (relative.string().rfind("assets/", 0) == 0) {
+    HttpResponse response{.status = 200,
+                          .content_type = static_content_type(*file).value_or("text/plain"),
+                          .body = std::move(*bytes)};
+    if (!request.segments.empty() && request.segments.front() == "assets") {
       response.headers.emplace_back("Cache-Control", "public, max-age=31536000, immutable");
     }
     co_await exchange.respond(std::move(response));

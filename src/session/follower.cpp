@@ -42,7 +42,7 @@ Result<std::unique_ptr<LogFollower>> LogFollower::open(const std::filesystem::pa
   return std::unique_ptr<LogFollower>(new LogFollower(path, fd, after, options));
 }
 
-Result<std::vector<Event>> LogFollower::poll() {
+Result<std::vector<Event>> LogFollower::poll(std::size_t max_bytes) {
   struct stat info {};
   if (::fstat(fd_, &info) != 0) return base::fail_errno("stat " + path_.string(), errno);
   const auto size = static_cast<std::uint64_t>(info.st_size);
@@ -53,27 +53,52 @@ Result<std::vector<Event>> LogFollower::poll() {
   // Everything after the last complete frame is read afresh each time: a frame
   // still being written is short, and a torn tail that recovery cut and
   // replaced must not be mixed with what replaced it.
+  std::uint64_t budget = std::max<std::uint64_t>(max_bytes, 1);
   std::string pending;
   std::uint64_t position = consumed_;
   char buffer[1 << 16];
-  while (position < size) {
-    const ssize_t got = ::pread(fd_, buffer, sizeof buffer, static_cast<off_t>(position));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return base::fail_errno("read " + path_.string(), errno);
-    if (got == 0) break;
-    pending.append(buffer, static_cast<std::size_t>(got));
-    position += static_cast<std::uint64_t>(got);
-  }
+  auto read_up_to = [&](std::uint64_t end) -> Result<void> {
+    while (position < end) {
+      const auto want =
+          static_cast<std::size_t>(std::min<std::uint64_t>(sizeof buffer, end - position));
+      const ssize_t got = ::pread(fd_, buffer, want, static_cast<off_t>(position));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return base::fail_errno("read " + path_.string(), errno);
+      if (got == 0) break;
+      pending.append(buffer, static_cast<std::size_t>(got));
+      position += static_cast<std::uint64_t>(got);
+    }
+    return {};
+  };
+  auto budget_end = [&] { return budget >= size - consumed_ ? size : consumed_ + budget; };
+  AVA_TRY_VOID(read_up_to(budget_end()));
 
+  // No whole frame is longer than this (zstd adds a few bytes per block to
+  // content that does not compress): a longer undecodable stretch is not a
+  // frame cut short by the budget.
+  const std::size_t max_frame_bytes = max_content_ + max_content_ / 64 + 1024;
   std::vector<Event> events;
   std::size_t used = 0;
+  has_unread_ = false;
   while (used < pending.size()) {
     const std::string_view rest = std::string_view(pending).substr(used);
     auto frame = decoder_->decode(rest);
     if (!frame) {
+      if (position < size && rest.size() <= max_frame_bytes) {
+        // Cut by the budget, not by the writer: stop at the last whole
+        // frame, or, when not even one fits, read further until it does.
+        if (used > 0) {
+          has_unread_ = true;
+          break;
+        }
+        budget = budget > size ? size : budget * 2;
+        AVA_TRY_VOID(read_up_to(budget_end()));
+        continue;
+      }
       // A frame being written, or a crashed writer's torn tail that recovery
       // will cut, ends the readable part; a bad frame with a valid one after
-      // it is corruption.
+      // it (anywhere in the file) is corruption.
+      AVA_TRY_VOID(read_up_to(size));
       if (!find_valid_frame_after(pending, used, max_content_)) break;
       return fail(ErrorCode::corrupt, fmt::format("{} at byte {}: {}", path_.string(),
                                                   consumed_ + used, frame.error().message));
@@ -90,6 +115,7 @@ Result<std::vector<Event>> LogFollower::poll() {
       events.push_back(std::move(event));
     }
   }
+  if (used == pending.size() && position < size) has_unread_ = true;
   consumed_ += used;
   return events;
 }

@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.parse
 
 
 class Failure(Exception):
@@ -88,12 +89,12 @@ class Response:
 class Server:
     """A running ava-backend (token from backend.json) or `ava --serve`."""
 
-    def __init__(self, home, command, backend=True):
+    def __init__(self, home, command, backend=True, preexec_fn=None):
         self.home = home
         self.backend = backend
         self.log = open(os.path.join(home.dir.name, "server.log"), "ab")
         self.process = subprocess.Popen(command, env=home.env, stdout=subprocess.PIPE,
-                                        stderr=self.log, text=True)
+                                        stderr=self.log, text=True, preexec_fn=preexec_fn)
         line = self.process.stdout.readline()
         check(line, "the server printed nothing; log:\n" + self.log_text())
         if backend:
@@ -102,9 +103,28 @@ class Server:
             self.port = info["port"]
             self.token = info["token"]
         else:
-            url = line.split()[-1]
-            self.port = int(url.rsplit(":", 1)[1].strip("/"))
+            # "Ava is serving http://127.0.0.1:PORT/?login=CODE": trade the
+            # one-time code for the session cookie, as the browser does.
+            url = urllib.parse.urlsplit(line.split()[-1])
+            self.port = url.port
             self.token = None
+            self.login_code = urllib.parse.parse_qs(url.query)["login"][0]
+            self.cookie = self.log_in(self.login_code)
+
+    def log_in(self, code):
+        """POST /api/login; returns the "name=value" of the session cookie."""
+        response = self.request("POST", "/api/login", {"code": code}, token=False)
+        check(response.status == 204, "login -> %d %s" % (response.status, response.raw[:200]))
+        set_cookie = response.headers.get("Set-Cookie", "")
+        check("HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie, set_cookie)
+        return set_cookie.split(";", 1)[0]
+
+    def auth_headers(self):
+        if self.token:
+            return {"Authorization": "Bearer " + self.token}
+        if getattr(self, "cookie", None):
+            return {"Cookie": self.cookie}
+        return {}
 
     def log_text(self):
         try:
@@ -115,9 +135,7 @@ class Server:
 
     def request(self, method, path, body=None, headers=None, token=True, timeout=30):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        all_headers = {}
-        if token and self.token:
-            all_headers["Authorization"] = "Bearer " + self.token
+        all_headers = self.auth_headers() if token else {}
         if body is not None and not isinstance(body, (bytes, str)):
             body = json.dumps(body)
             all_headers["Content-Type"] = "application/json"
@@ -166,9 +184,7 @@ class EventStream:
         self.error = None
         self.lock = threading.Condition()
         self.connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
-        headers = {}
-        if server.token:
-            headers["Authorization"] = "Bearer " + server.token
+        headers = server.auth_headers()
         if last_event_id is not None:
             headers["Last-Event-ID"] = str(last_event_id)
         self.connection.request("GET", path, headers=headers)

@@ -20,8 +20,11 @@
 
 #include "app/event_feed.hpp"
 #include "app/http_server.hpp"
+#include "app/login_gate.hpp"
 #include "app/registry.hpp"
+#include "app/request_target.hpp"
 #include "app/runtime_files.hpp"
+#include "app/static_files.hpp"
 #include "send_paths.hpp"
 #include "support/temp_dir.hpp"
 
@@ -30,10 +33,15 @@ namespace asio = boost::asio;
 
 namespace {
 
-app::HttpRequest request_to(std::string method, std::string path) {
+app::HttpRequest request_to(std::string method, std::string target) {
   app::HttpRequest request;
   request.method = std::move(method);
-  request.path = std::move(path);
+  auto parsed = app::parse_request_target(target);
+  REQUIRE(parsed);
+  request.target = std::move(target);
+  request.path = parsed->path;
+  request.segments = parsed->segments;
+  request.query = parsed->query;
   request.headers["host"] = "127.0.0.1:4000";
   return request;
 }
@@ -102,16 +110,148 @@ TEST_CASE("the fence checks Host, Origin and the bearer token", "[app][http][sec
   CHECK(status_of([](auto& r) { r.headers["authorization"] = "Bearer " + std::string(65, 'a'); }) ==
         401);
 
-  app::Fence serve{.port = 4000};  // --serve: no token
-  auto open_request = request_to("GET", "/api/health");
-  CHECK_FALSE(serve.check(open_request));
+  // Not only /api/: the web UI's files need the secret too.
+  auto page = request_to("GET", "/index.html");
+  CHECK(fence.check(page)->status == 401);
+  CHECK(fence.check(page)->content_type.starts_with("text/html"));
 }
 
-TEST_CASE("percent-decoding rejects broken escapes", "[app][http]") {
-  CHECK(app::percent_decode("a%20b+c", true) == "a b c");
-  CHECK(app::percent_decode("a+b", false) == "a+b");
-  CHECK_FALSE(app::percent_decode("bad%2", false));
-  CHECK_FALSE(app::percent_decode("bad%zz", false));
+TEST_CASE("without a token or cookie only the login routes pass the fence",
+          "[app][http][security]") {
+  auto logins = std::make_shared<app::LoginGate>();
+  logins->set_port(4000);
+  app::Fence serve{.port = 4000, .logins = logins};  // --serve: no token
+  CHECK(serve.check(request_to("GET", "/api/health"))->status == 401);
+  CHECK(serve.check(request_to("GET", "/"))->status == 401);
+  CHECK(serve.check(request_to("GET", "/assets/app.js"))->status == 401);
+  CHECK_FALSE(serve.check(request_to("GET", "/?login=abc")));
+  auto login = request_to("POST", "/api/login");
+  login.headers["content-type"] = "application/json";
+  login.body = R"({"code":"abc"})";
+  CHECK_FALSE(serve.check(login));
+  // Login elsewhere than `/` is an ordinary request.
+  CHECK(serve.check(request_to("GET", "/x?login=abc"))->status == 401);
+
+  auto code = logins->issue_code();
+  REQUIRE(code);
+  auto session = logins->redeem(*code);
+  REQUIRE(session);
+  CHECK_FALSE(logins->redeem(*code));  // one time only
+  CHECK_FALSE(logins->redeem("not-a-code"));
+  auto with_cookie = request_to("GET", "/api/health");
+  with_cookie.headers["cookie"] = "theme=dark; ava_4000=" + *session + "; other=1";
+  CHECK_FALSE(serve.check(with_cookie));
+  with_cookie.headers["cookie"] = "ava_4001=" + *session;  // another server's cookie
+  CHECK(serve.check(with_cookie)->status == 401);
+  with_cookie.headers["cookie"] = "ava_4000=" + std::string(64, '0');
+  CHECK(serve.check(with_cookie)->status == 401);
+  CHECK(logins->set_cookie(*session).find("HttpOnly; SameSite=Strict") != std::string::npos);
+  CHECK(logins->login_url(*code) == "http://127.0.0.1:4000/?login=" + *code);
+}
+
+TEST_CASE("the fence refuses cross-site requests and bodies that are not exactly JSON",
+          "[app][http][security]") {
+  app::Fence fence{.port = 4000, .token = std::string(64, 'a')};
+  auto post = request_to("POST", "/api/projects");
+  post.headers["authorization"] = "Bearer " + std::string(64, 'a');
+  post.headers["content-type"] = "application/json";
+  post.body = "{}";
+  CHECK_FALSE(fence.check(post));
+  auto status_of = [&](auto mutate) {
+    auto copy = post;
+    mutate(copy);
+    auto refusal = fence.check(copy);
+    return refusal ? refusal->status : 0;
+  };
+  CHECK(status_of([](auto& r) { r.headers["content-type"] = "application/json; charset=UTF-8"; }) ==
+        0);
+  CHECK(status_of([](auto& r) { r.headers["content-type"] = "text/plain;x=application/json"; }) ==
+        415);
+  CHECK(status_of([](auto& r) { r.headers["content-type"] = "application/json;x=1"; }) == 415);
+  CHECK(status_of([](auto& r) {
+          r.headers["content-type"] = "application/x-www-form-urlencoded";
+        }) == 415);
+  CHECK(status_of([](auto& r) { r.headers.erase("content-type"); }) == 415);
+  CHECK(status_of([](auto& r) {
+          r.headers.erase("content-type");
+          r.body.clear();
+        }) == 0);
+  CHECK(status_of([](auto& r) { r.headers["sec-fetch-site"] = "cross-site"; }) == 403);
+  CHECK(status_of([](auto& r) { r.headers["sec-fetch-site"] = "same-site"; }) == 403);
+  CHECK(status_of([](auto& r) { r.headers["sec-fetch-site"] = "same-origin"; }) == 0);
+  CHECK(status_of([](auto& r) { r.headers["sec-fetch-site"] = "none"; }) == 0);
+}
+
+TEST_CASE("request targets are origin-form only and decoded once", "[app][http][security]") {
+  auto parsed = app::parse_request_target("/api/conversations/a%20b/events?after=3&x=a+b%2B");
+  REQUIRE(parsed);
+  CHECK(parsed->segments == std::vector<std::string>{"api", "conversations", "a b", "events"});
+  CHECK(parsed->path == "/api/conversations/a b/events");
+  CHECK(parsed->query.at("after") == "3");
+  CHECK(parsed->query.at("x") == "a b+");
+  CHECK(app::parse_request_target("/")->segments.empty());
+  CHECK(app::parse_request_target("/a/")->segments == std::vector<std::string>{"a", ""});
+  CHECK(app::parse_request_target("//etc/passwd")->segments ==
+        std::vector<std::string>{"", "etc", "passwd"});
+  // Not origin-form: the first character is not dropped, it is refused.
+  for (const char* target :
+       {"xapi/settings", "api/settings", "", "*", "http://127.0.0.1/api/health", "127.0.0.1:80"}) {
+    INFO(target);
+    CHECK_FALSE(app::parse_request_target(target));
+  }
+  // A segment that decodes to a separator or NUL, and broken escapes.
+  for (const char* target :
+       {"/%2Fproc%2Fself%2Fenviron", "/a%5Cb", "/a%00", "/bad%2", "/bad%zz", "/a?x=%00", "/a b"}) {
+    INFO(target);
+    CHECK_FALSE(app::parse_request_target(target));
+  }
+}
+
+TEST_CASE("the router and the fence read the decoded path", "[app][http][security]") {
+  app::Router router;
+  std::string called;
+  router.add("GET", "/api/settings", named("settings", called));
+  router.set_fallback(named("files", called));
+  // An encoded letter is the same path to both: the fence sees /api/ too.
+  auto encoded = request_to("GET", "/%61pi/settings");
+  CHECK(std::holds_alternative<const app::Handler*>(router.match(encoded)));
+  app::Fence fence{.port = 4000, .token = std::string(64, 'a')};
+  CHECK(fence.check(encoded)->status == 401);
+  CHECK(app::is_api_request(encoded));
+}
+
+TEST_CASE("static files stay inside the web root", "[app][http][security]") {
+  ava::test::TempDir tmp;
+  const auto root = tmp.path() / "web";
+  std::filesystem::create_directories(root / "assets");
+  std::ofstream(root / "index.html") << "<html>";
+  std::ofstream(root / "assets" / "app.js") << "js";
+  std::ofstream(root / "assets" / "notes.bin") << "bin";
+  std::ofstream(tmp.path() / "secret.html") << "secret";
+  std::ofstream(root / ".hidden.js") << "hidden";
+  std::filesystem::create_symlink(tmp.path() / "secret.html", root / "assets" / "link.html");
+  std::filesystem::create_directory_symlink(tmp.path(), root / "up");
+  const auto canonical_root = std::filesystem::canonical(root);
+  using Segments = std::vector<std::string>;
+  auto resolved = [&](const Segments& segments) -> std::string {
+    auto file = app::resolve_static_file(canonical_root, segments);
+    return file ? file->lexically_relative(canonical_root).string() : "refused";
+  };
+  CHECK(resolved({}) == "index.html");
+  CHECK(resolved({"assets", "app.js"}) == "assets/app.js");
+  CHECK(resolved({"settings", "general"}) == "index.html");  // a client-side route
+  CHECK(resolved({"assets", "missing.js"}) == "refused");
+  CHECK(resolved({"assets", "notes.bin"}) == "refused");  // not a bundle type
+  CHECK(resolved({"", "etc", "passwd"}) == "refused");
+  CHECK(resolved({"", "proc", "self", "environ"}) == "refused");
+  CHECK(resolved({"..", "secret.html"}) == "refused");
+  CHECK(resolved({".", "index.html"}) == "refused");
+  CHECK(resolved({".hidden.js"}) == "refused");
+  CHECK(resolved({"assets", "link.html"}) == "refused");  // a symlink out of the root
+  CHECK(resolved({"up", "secret.html"}) == "refused");
+  CHECK(resolved({"a\\..\\secret.html"}) == "refused");
+  CHECK(resolved({std::string("index.html\0x", 12)}) == "refused");
+  CHECK(resolved({"/etc/passwd"}) == "refused");
 }
 
 TEST_CASE("an event feed hands out frames after a cursor and reports subscribers left behind",

@@ -7,6 +7,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <random>
 #include <thread>
 
 #include "ava/session/follower.hpp"
@@ -140,4 +141,45 @@ TEST_CASE("next() waits for the writer without polling", "[follower]") {
   io.run_for(std::chrono::seconds(10));
   appender.join();
   CHECK(received == std::vector<Seq>{2, 3, 4});
+}
+
+TEST_CASE("a bounded poll reads a long history in pieces, each event once and in order",
+          "[follower]") {
+  TempDir tmp;
+  const auto path = tmp.path() / "s.jsonl.zst";
+  auto writer = LogWriter::create(path, ava::test::sample_start());
+  REQUIRE(writer);
+  // Random letters compress little: 300 frames of 1 to 2 KiB each.
+  std::mt19937 random(7);
+  for (int i = 0; i < 300; ++i) {
+    std::string text(2048, ' ');
+    for (auto& c : text) c = static_cast<char>('a' + random() % 26);
+    REQUIRE((*writer)->append(InputAcknowledged{.input_id = std::to_string(i), .text = text}));
+  }
+  auto follower = LogFollower::open(path, 10);
+  REQUIRE(follower);
+  std::vector<Seq> seen;
+  int polls = 0;
+  do {
+    auto events = (*follower)->poll(16 * 1024);
+    REQUIRE(events);
+    CHECK(events->size() <= 16);  // 16 KiB holds at most 16 of these frames
+    for (const auto& event : *events) seen.push_back(event.seq);
+    ++polls;
+  } while ((*follower)->has_unread());
+  // Each poll read about 16 KiB, not the whole file.
+  CHECK(polls >= static_cast<int>(std::filesystem::file_size(path) / (18 * 1024)));
+  std::vector<Seq> expected;
+  for (Seq seq = 11; seq <= 301; ++seq) expected.push_back(seq);
+  CHECK(seen == expected);
+  CHECK_FALSE((*follower)->has_unread());
+
+  // A budget smaller than one frame still reads whole frames, one at a time.
+  auto small = LogFollower::open(path, 0);
+  REQUIRE(small);
+  auto first = (*small)->poll(16);
+  REQUIRE(first);
+  REQUIRE(first->size() == 1);
+  CHECK(first->front().seq == 1);
+  CHECK((*small)->has_unread());
 }

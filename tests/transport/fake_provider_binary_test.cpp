@@ -23,7 +23,7 @@ namespace asio = boost::asio;
 TEST_CASE("ava-fake-provider serves a fixture body and stops on SIGTERM", "[fake-provider]") {
   const std::string relative = "providers/anthropic/anthropic-sdk-python__tool_use_response.txt";
   const std::string expected = ava::test::read_fixture(relative);
-  const std::string fixture = ava::test::fixture_path(relative);
+  std::string fixture = ava::test::fixture_path(relative);
   int out[2];
   REQUIRE(::pipe(out) == 0);
   posix_spawn_file_actions_t actions;

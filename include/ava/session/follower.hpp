@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -29,7 +30,12 @@ class LogFollower {
   LogFollower& operator=(const LogFollower&) = delete;
 
   // Complete events with seq > `after` that appeared since the last call.
-  Result<std::vector<Event>> poll();
+  // `max_bytes` bounds how much of the file one call reads (at least one
+  // whole frame is read, however large): a replay of a long history then
+  // takes a bounded amount of memory per call, and has_unread() says
+  // whether another call would read more.
+  Result<std::vector<Event>> poll(std::size_t max_bytes = SIZE_MAX);
+  bool has_unread() const { return has_unread_; }
   // Like poll(), but waits (inotify, no polling loop) until at least one
   // event is available. Cancel it through the coroutine's cancellation slot.
   boost::asio::awaitable<Result<std::vector<Event>>> next();
@@ -45,6 +51,7 @@ class LogFollower {
   Seq after_;
   Seq last_seq_ = 0;
   std::uint64_t consumed_ = 0;  // file offset just past the last complete frame
+  bool has_unread_ = false;     // the last poll stopped at max_bytes, before the end
   std::size_t max_record_;
   std::size_t max_content_;
   std::unique_ptr<FrameDecoder> decoder_;

@@ -1,0 +1,92 @@
+// Browser logins (docs/security.md): a one-time code in a URL traded for a
+// session cookie, and new codes for clients that already hold a secret.
+#include <nlohmann/json.hpp>
+
+#include "app/api.hpp"
+#include "app/login_gate.hpp"
+#include "ava/base/json.hpp"
+
+namespace ava::app {
+namespace {
+
+namespace asio = boost::asio;
+
+HttpResponse with_cookie(const LoginGate& gate, const std::string& session, HttpResponse response) {
+  response.headers.emplace_back("Set-Cookie", gate.set_cookie(session));
+  return response;
+}
+
+HttpResponse to_app() {
+  return HttpResponse{.status = 303,
+                      .content_type = "text/plain; charset=utf-8",
+                      .body = "signed in\n",
+                      .headers = {{"Location", "/"}}};
+}
+
+HttpResponse spent_link() {
+  return HttpResponse{
+      .status = 401, .content_type = "text/html; charset=utf-8", .body = R"(<!doctype html>
+<html><head><meta charset="utf-8"><title>Ava: sign in</title></head>
+<body><h1>Ava</h1><p>This login link was already used or has expired. Run
+<code>ava backend open</code> (or restart <code>ava --serve</code>) for a new one.</p></body></html>
+)"};
+}
+
+// GET /?login=CODE: the browser's side of the trade, answered with a
+// redirect so the code leaves the address bar and the history.
+HttpResponse login_link(LoginGate& gate, const HttpRequest& request) {
+  const auto code = request.query_value("login");
+  if (code) {
+    if (auto session = gate.redeem(*code)) return with_cookie(gate, *session, to_app());
+  }
+  if (gate.admits(request.header("cookie"))) return to_app();
+  return spent_link();
+}
+
+// POST /api/login {"code"}: the same trade for a script.
+HttpResponse login(LoginGate& gate, const HttpRequest& request) {
+  auto body = json_body(request);
+  if (!body) return error_response(body.error());
+  const auto code = base::json_field<std::string>(*body, "code");
+  if (!code) return error_response(400, "invalid_argument", "the body must be {\"code\": string}");
+  auto session = gate.redeem(*code);
+  if (!session) {
+    return error_response(401, "unauthorized", "the login code was already used or has expired");
+  }
+  return with_cookie(gate, *session, HttpResponse{.status = 204});
+}
+
+// POST /api/login-codes: a new code for a client holding the token or a
+// session, such as `ava backend open` giving a browser the backend's UI.
+HttpResponse new_code(LoginGate& gate) {
+  auto code = gate.issue_code();
+  if (!code) return error_response(code.error());
+  return json_response(
+      201, {{"code", *code},
+            {"url", gate.login_url(*code)},
+            {"expiresInMs", std::chrono::milliseconds(LoginGate::code_lifetime).count()}});
+}
+
+}  // namespace
+
+void add_login_routes(Router& router, const std::shared_ptr<ApiContext>& context,
+                      Handler static_files) {
+  std::shared_ptr<LoginGate> gate = context->logins;
+  router.add(
+      "GET", "/",
+      [gate, static_files = std::move(static_files)](Exchange& exchange) -> asio::awaitable<void> {
+        // The fence let `/` through without a secret only with ?login=.
+        if (exchange.request().query.contains("login")) {
+          HttpResponse reply = login_link(*gate, exchange.request());
+          co_await exchange.respond(std::move(reply));
+        } else {
+          co_await static_files(exchange);
+        }
+      });
+  router.add("POST", "/api/login",
+             answer([gate](const HttpRequest& request) { return login(*gate, request); }));
+  router.add("POST", "/api/login-codes",
+             answer([gate](const HttpRequest&) { return new_code(*gate); }));
+}
+
+}  // namespace ava::app
