@@ -22,6 +22,7 @@ Rectangle {
             Layout.fillWidth: true
             Label {
                 objectName: "conversationTitle"
+                textFormat: Text.PlainText
                 text: root.workbench && root.workbench.conversationTitle !== "" ? root.workbench.conversationTitle : "No conversation"
                 font.pixelSize: 16
                 font.bold: true
@@ -31,6 +32,7 @@ Rectangle {
             }
             Label {
                 objectName: "activityLabel"
+                textFormat: Text.PlainText
                 text: root.conversation ? (root.conversation.activity !== "" ? root.conversation.activity : root.conversation.driverState) : ""
                 color: root.conversation && root.conversation.driverState === "running" ? Theme.accent : Theme.muted
             }

@@ -104,6 +104,7 @@ ApplicationWindow {
             }
             Label {
                 objectName: "connectionLabel"
+                textFormat: Text.PlainText
                 text: workbench.connection.state === "connected"
                       ? "connected to ava-backend (pid " + workbench.connection.pid + ")"
                       : workbench.connection.state + (workbench.connection.message !== "" ? ": " + workbench.connection.message : "")
@@ -156,7 +157,7 @@ ApplicationWindow {
         height: errorText.implicitHeight + 14
         radius: Theme.radius
         color: Theme.error
-        Text { id: errorText; anchors.centerIn: parent; text: workbench.lastError; color: "#ffffff" }
+        Text { id: errorText; anchors.centerIn: parent; text: workbench.lastError; textFormat: Text.PlainText; color: "#ffffff" }
         MouseArea { anchors.fill: parent; onClicked: workbench.clearError() }
     }
 }

@@ -1,7 +1,10 @@
 import QtQuick
 import QtQuick.Layouts
+import Ava
 
-// A user message (plain, in a bubble) or an assistant answer (Markdown).
+// A user message (plain, in a bubble) or an assistant answer (Markdown,
+// turned into rich text by Ava.Markdown: raw HTML shown as text, images as
+// links, never loaded; only http, https and mailto links open).
 Item {
     id: root
     property string role: "assistant"
@@ -12,9 +15,12 @@ Item {
 
     implicitHeight: bubble.implicitHeight
 
+    // Opens a link from the text if it is http, https or mailto; false if refused.
+    function openLink(link) { return Markdown.open(link) }
+
     Rectangle {
         id: bubble
-        width: root.role === "user" ? Math.min(root.width * 0.85, body.implicitWidth + 24) : root.width
+        width: root.role === "user" ? Math.min(root.width * 0.85, typed.implicitWidth + 24) : root.width
         anchors.right: root.role === "user" ? parent.right : undefined
         implicitHeight: column.implicitHeight + 16
         radius: Theme.radius
@@ -31,19 +37,36 @@ Item {
                 color: Theme.muted
                 font.pixelSize: 11
             }
+            // What the user typed, shown as typed. Two editors, each with a
+            // fixed format, so that no binding order can ever show a user's
+            // text as rich text (a delegate may turn from answer to question).
             TextEdit {
-                id: body
-                objectName: "messageText"
+                id: typed
+                objectName: "typedText"
+                visible: root.role === "user"
                 Layout.fillWidth: true
                 readOnly: true
                 selectByMouse: true
-                text: root.text
+                text: root.role === "user" ? root.text : ""
+                textFormat: TextEdit.PlainText
                 wrapMode: Text.Wrap
                 color: Theme.text
                 selectionColor: Theme.accent
-                // Answers are Markdown; what the user typed is shown as typed.
-                textFormat: root.role === "user" ? TextEdit.PlainText : TextEdit.MarkdownText
-                onLinkActivated: (link) => Qt.openUrlExternally(link)
+            }
+            // An answer: Markdown, made rich text without raw HTML or images.
+            TextEdit {
+                id: body
+                objectName: "messageText"
+                visible: root.role !== "user"
+                Layout.fillWidth: true
+                readOnly: true
+                selectByMouse: true
+                text: root.role === "user" ? "" : Markdown.toRichText(root.text, !root.live)
+                textFormat: TextEdit.RichText
+                wrapMode: Text.Wrap
+                color: Theme.text
+                selectionColor: Theme.accent
+                onLinkActivated: (link) => root.openLink(link)
             }
             Text {
                 visible: root.live

@@ -23,10 +23,12 @@ Rectangle {
         }
         Label {
             text: "Default provider: " + (root.workbench ? root.workbench.defaultProvider : "")
+            textFormat: Text.PlainText
             color: Theme.text
         }
         Label {
             text: "Settings file: " + (root.workbench ? root.workbench.settingsFile : "") + " (edit it, or use environment variables; the backend reads it)"
+            textFormat: Text.PlainText
             color: Theme.muted
             wrapMode: Text.Wrap
             Layout.fillWidth: true
@@ -45,10 +47,10 @@ Rectangle {
                 required property string model
                 required property bool configured
                 width: ListView.view.width
-                Label { text: parent.id; font.bold: true; color: Theme.text; Layout.preferredWidth: 140 }
-                Label { text: parent.kind; color: Theme.muted; Layout.preferredWidth: 140 }
-                Label { text: parent.baseUrl; color: Theme.muted; elide: Text.ElideRight; Layout.fillWidth: true }
-                Label { text: parent.model; color: Theme.text; Layout.preferredWidth: 180 }
+                Label { text: parent.id; textFormat: Text.PlainText; font.bold: true; color: Theme.text; Layout.preferredWidth: 140 }
+                Label { text: parent.kind; textFormat: Text.PlainText; color: Theme.muted; Layout.preferredWidth: 140 }
+                Label { text: parent.baseUrl; textFormat: Text.PlainText; color: Theme.muted; elide: Text.ElideRight; Layout.fillWidth: true }
+                Label { text: parent.model; textFormat: Text.PlainText; color: Theme.text; Layout.preferredWidth: 180 }
                 Label {
                     text: parent.configured ? "configured" : "no key"
                     color: parent.configured ? Theme.ok : Theme.warning

@@ -28,6 +28,7 @@ Rectangle {
                 }
                 Label {
                     objectName: "machineLabel"
+                    textFormat: Text.PlainText
                     text: parent.hostname + " · " + parent.state + (parent.version !== "" ? " · v" + parent.version : "")
                     color: Theme.text
                     elide: Text.ElideRight
@@ -103,6 +104,7 @@ Rectangle {
                     }
                     Label {
                         text: (entry.pinned ? "📌 " : "") + entry.title
+                        textFormat: Text.PlainText
                         color: entry.archived ? Theme.muted : Theme.text
                         font.italic: entry.archived
                         font.bold: entry.unread

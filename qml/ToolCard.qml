@@ -41,6 +41,7 @@ Rectangle {
                 contentItem: Text {
                     id: header
                     text: (root.expanded ? "▾ " : "▸ ") + root.title
+                    textFormat: Text.PlainText
                     color: Theme.text
                     font.bold: true
                     elide: Text.ElideRight
@@ -83,6 +84,7 @@ Rectangle {
                 objectName: "pathText"
                 visible: root.toolName !== "bash" && root.path !== ""
                 text: root.path
+                textFormat: Text.PlainText
                 color: Theme.muted
                 font.family: Theme.monoFamily
             }
@@ -90,6 +92,7 @@ Rectangle {
                 objectName: "exitText"
                 visible: root.exitInfo !== ""
                 text: root.exitInfo
+                textFormat: Text.PlainText
                 color: root.exitBad ? Theme.error : Theme.muted
                 font.pixelSize: 11
             }

@@ -13,6 +13,7 @@
 
 #include "ava/base/home.hpp"
 #include "ava/base/version.hpp"
+#include "ava/desktop/markdown.hpp"
 #include "ava/desktop/workbench.hpp"
 #include "desktop/automation.hpp"
 
@@ -102,6 +103,9 @@ int main(int argc, char** argv) {
   qmlRegisterUncreatableType<ConversationModel>("Ava", 1, 0, "ConversationModel",
                                                 QStringLiteral("from workbench"));
   qmlRegisterUncreatableType<RowsModel>("Ava", 1, 0, "RowsModel", QStringLiteral("from workbench"));
+  // Answers as rich text without raw HTML or images; links opened only if http(s) or mailto.
+  qmlRegisterSingletonType<Markdown>("Ava", 1, 0, "Markdown",
+                                     [](QQmlEngine*, QJSEngine*) { return new Markdown; });
 
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("workbench"), &workbench);

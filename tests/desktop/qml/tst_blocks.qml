@@ -31,11 +31,16 @@ Item {
 
         function test_answers_render_markdown_and_user_text_stays_plain() {
             const rendered = findChild(answer, "messageText")
-            compare(rendered.textFormat, TextEdit.MarkdownText)
+            verify(rendered.visible)
+            compare(rendered.textFormat, TextEdit.RichText)
             compare(rendered.getText(0, rendered.length), "Use bold and code")
-            const typed = findChild(question, "messageText")
+            verify(!findChild(answer, "typedText").visible)
+            const typed = findChild(question, "typedText")
+            verify(typed.visible)
             compare(typed.textFormat, TextEdit.PlainText)
             compare(typed.getText(0, typed.length), "keep **stars**")
+            verify(!findChild(question, "messageText").visible)
+            compare(findChild(question, "messageText").length, 0)
         }
     }
 }
