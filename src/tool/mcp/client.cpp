@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/json.hpp"
+
 namespace ava::tool::mcp {
 
 namespace asio = boost::asio;
@@ -116,7 +118,7 @@ asio::awaitable<Result<std::vector<PromptInfo>>> list_prompts(Session& session,
         if (!arg.is_object()) continue;
         prompt.arguments.push_back({.name = text_field(arg, "name"),
                                     .description = text_field(arg, "description"),
-                                    .required = arg.value("required", false)});
+                                    .required = base::json_value(arg, "required", false)});
       }
     }
     if (!prompt.name.empty()) prompts.push_back(std::move(prompt));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ava/base/text.hpp"
+#include "ava/tool/mcp/jsonrpc.hpp"
 
 namespace ava::tool::mcp {
 
@@ -41,8 +42,7 @@ Result<void> ResponseReader::body(std::string_view chunk) {
   AVA_TRY_VOID(parser_.feed(chunk, events));
   for (auto& event : events) {
     if (event.data.empty()) continue;  // the priming event
-    json value = json::parse(event.data, nullptr, false);
-    if (!value.is_discarded()) deliver_value(std::move(value));
+    deliver_event(event.data);
   }
   return {};
 }
@@ -51,17 +51,23 @@ Result<void> ResponseReader::finish() {
   if (kind_ == Kind::stream) {
     std::vector<transport::SseEvent> events;
     AVA_TRY_VOID(parser_.finish(events));
-    for (auto& event : events) {
-      json value = json::parse(event.data, nullptr, false);
-      if (!value.is_discarded()) deliver_value(std::move(value));
-    }
+    for (auto& event : events) deliver_event(event.data);
     return {};
   }
   if (json_.find_first_not_of(" \t\r\n") == std::string::npos) return {};
-  json value = json::parse(json_, nullptr, false);
-  if (value.is_discarded()) return fail(ErrorCode::protocol, "MCP server sent invalid JSON");
-  deliver_value(std::move(value));
+  auto value = jsonrpc::parse(json_, max_message_);
+  if (!value) {
+    return fail(ErrorCode::protocol,
+                fmt::format("MCP server sent unusable JSON: {}", value.error().message));
+  }
+  deliver_value(std::move(*value));
   return {};
+}
+
+void ResponseReader::deliver_event(std::string_view data) {
+  // Not JSON (or too deep): skipped like the priming event; a request whose
+  // answer it was fails when the stream ends without one.
+  if (auto value = jsonrpc::parse(data, max_message_)) deliver_value(std::move(*value));
 }
 
 void ResponseReader::deliver_value(json value) {

@@ -39,6 +39,7 @@ class ResponseReader {
  private:
   enum class Kind { none, json, stream };
   void deliver_value(nlohmann::json value);
+  void deliver_event(std::string_view data);
 
   std::size_t max_message_;
   Deliver deliver_;

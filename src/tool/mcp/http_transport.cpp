@@ -17,7 +17,10 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "ava/base/json.hpp"
+#include "ava/base/log.hpp"
 #include "ava/base/text.hpp"
+#include "ava/tool/mcp/jsonrpc.hpp"
 #include "ava/transport/url.hpp"
 #include "tool/mcp/http_reader.hpp"
 
@@ -39,10 +42,14 @@ bool is_2xx(int status) { return status >= 200 && status < 300; }
 // What the background exchanges share; they run on the session's strand.
 struct State {
   State(Strand on, HttpServer config, TransportEvents handlers)
-      : strand(std::move(on)), server(std::move(config)), events(std::move(handlers)) {}
+      : strand(std::move(on)),
+        server(std::move(config)),
+        shown_url(base::redact_url(server.url)),
+        events(std::move(handlers)) {}
 
   Strand strand;
   HttpServer server;
+  std::string shown_url;  // for messages and logs: no credentials in the query
   TransportEvents events;
   std::string session_id;
   std::string protocol_version;
@@ -107,9 +114,10 @@ using StatePtr = std::shared_ptr<State>;
 // transport: its owner has to initialize a new one.
 Error status_error(State& state, const HttpResponse& response) {
   std::string detail = response.body.substr(0, 300);
-  json body = json::parse(response.body, nullptr, false);
-  if (body.is_object() && body.contains("error") && body["error"].is_object()) {
-    detail = body["error"].value("message", detail);
+  if (auto body = jsonrpc::parse(response.body, state.server.max_message)) {
+    if (auto error = base::json_field<json>(*body, "error")) {
+      detail = base::json_value(*error, "message", detail);
+    }
   }
   const bool session_gone =
       !state.session_id.empty() &&
@@ -117,17 +125,17 @@ Error status_error(State& state, const HttpResponse& response) {
        (response.status == 400 && detail.find("session") != std::string::npos));
   if (session_gone) {
     Error gone{ErrorCode::unavailable, fmt::format("MCP session at {} expired (HTTP {})",
-                                                   state.server.url, response.status)};
+                                                   state.shown_url, response.status)};
     state.report(gone);
     return gone;
   }
   if (response.status == 401 || response.status == 403) {
     return Error{ErrorCode::permission_denied,
-                 fmt::format("MCP server {} wants authorization (HTTP {}): {}", state.server.url,
+                 fmt::format("MCP server {} wants authorization (HTTP {}): {}", state.shown_url,
                              response.status, detail)};
   }
   return Error{ErrorCode::protocol, fmt::format("MCP server {} answered HTTP {}: {}",
-                                                state.server.url, response.status, detail)};
+                                                state.shown_url, response.status, detail)};
 }
 
 struct Exchange {
@@ -259,7 +267,7 @@ asio::awaitable<void> post_request(StatePtr state, std::string body, json id) {
       co_await pause.async_wait(use_tuple);
       if (state->closing) co_return;
     }
-    spdlog::debug("mcp {}: resuming a cut stream after event {}", state->server.url, last_event_id);
+    spdlog::debug("mcp {}: resuming a cut stream after event {}", state->shown_url, last_event_id);
     HttpRequest get = state->get(last_event_id);
     outcome = co_await exchange(state, std::move(get), id);
     if (!outcome.last_event_id.empty()) last_event_id = outcome.last_event_id;
@@ -282,7 +290,7 @@ asio::awaitable<void> listen(StatePtr state) {
     if (outcome.response && outcome.response->status == 405) co_return;  // not offered
     if (outcome.response && !is_2xx(outcome.response->status)) {
       auto error = status_error(*state, *outcome.response);
-      spdlog::debug("mcp {}: GET stream: {}", state->server.url, error.message);
+      spdlog::debug("mcp {}: GET stream: {}", state->shown_url, error.message);
       if (state->reported) co_return;
     }
     const bool progressed =
@@ -310,7 +318,22 @@ void spawn_task(const StatePtr& state, asio::awaitable<void> task,
       state->requests.erase(found);
     }
     state->notify();
-    if (error) spdlog::error("mcp {}: background task failed", state->server.url);
+    if (!error) return;
+    // A task that threw must not leave its request waiting for a timeout.
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& thrown) {
+      what = thrown.what();
+    } catch (...) {
+    }
+    spdlog::error("mcp {}: background task failed: {}", state->shown_url, what);
+    if (!request.empty()) {
+      if (auto id = jsonrpc::parse(request, request.size())) {
+        fail_request(*state, *id,
+                     Error{ErrorCode::internal, "the MCP answer could not be handled: " + what});
+      }
+    }
   };
   asio::co_spawn(state->strand, std::move(task),
                  asio::bind_cancellation_slot(signal->slot(),
@@ -349,7 +372,7 @@ class HttpTransport final : public Transport {
     auto state = state_;
     if (!state || state->closing || state->reported) {
       co_return fail(ErrorCode::unavailable,
-                     fmt::format("MCP server {} is not connected", server_.url));
+                     fmt::format("MCP server {} is not connected", describe()));
     }
     std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
     if (body.size() > server_.max_message) {
@@ -412,10 +435,12 @@ class HttpTransport final : public Transport {
     }
     const transport::BodyHandler ignore_body;
     auto deleted = co_await (*client)->send(request, ignore_body);
-    if (!deleted) spdlog::debug("mcp {}: DELETE failed: {}", server_.url, deleted.error().message);
+    if (!deleted) spdlog::debug("mcp {}: DELETE failed: {}", describe(), deleted.error().message);
   }
 
-  std::string describe() const override { return server_.url; }
+  // Names the server in every session error and log line: without the
+  // credentials a URL may carry in its query.
+  std::string describe() const override { return base::redact_url(server_.url); }
 
  private:
   HttpServer server_;

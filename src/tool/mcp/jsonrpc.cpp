@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/json.hpp"
+
 namespace ava::tool::mcp::jsonrpc {
 
 using nlohmann::json;
@@ -12,9 +14,13 @@ bool valid_id(const json& id) { return id.is_string() || id.is_number_integer();
 
 }  // namespace
 
+Result<json> parse(std::string_view text, std::size_t max_bytes) {
+  return base::parse_json(text, base::JsonLimits{.max_depth = max_depth, .max_bytes = max_bytes});
+}
+
 Result<Message> classify(const json& value) {
   if (!value.is_object()) return fail(ErrorCode::parse, "JSON-RPC message is not an object");
-  if (value.value("jsonrpc", "") != "2.0") {
+  if (base::json_value(value, "jsonrpc", "") != "2.0") {
     return fail(ErrorCode::parse, R"(JSON-RPC message without "jsonrpc": "2.0")");
   }
   Message message;
@@ -49,10 +55,8 @@ Result<Message> classify(const json& value) {
     return fail(ErrorCode::parse, "JSON-RPC response has neither result nor error");
   }
   message.kind = Message::Kind::error;
-  const auto code = error->find("code");
-  message.error.code =
-      code != error->end() && code->is_number_integer() ? code->get<int>() : internal_error;
-  message.error.message = error->value("message", std::string());
+  message.error.code = base::json_value(*error, "code", internal_error);
+  message.error.message = base::json_value(*error, "message", "");
   if (const auto data = error->find("data"); data != error->end()) message.error.data = *data;
   return message;
 }

@@ -11,6 +11,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "ava/base/json.hpp"
 #include "ava/base/version.hpp"
 #include "ava/tool/mcp/jsonrpc.hpp"
 
@@ -120,14 +121,14 @@ asio::awaitable<Result<void>> Session::initialize() {
                                description_, server_.protocol_version));
   }
   if (const auto info = result.find("serverInfo"); info != result.end() && info->is_object()) {
-    server_.name = info->value("name", "");
-    server_.title = info->value("title", "");
-    server_.version = info->value("version", "");
+    server_.name = base::json_value(*info, "name", "");
+    server_.title = base::json_value(*info, "title", "");
+    server_.version = base::json_value(*info, "version", "");
   }
   if (const auto caps = result.find("capabilities"); caps != result.end() && caps->is_object()) {
     server_.capabilities = *caps;
   }
-  server_.instructions = result.value("instructions", "");
+  server_.instructions = base::json_value(result, "instructions", "");
   if (!server_.name.empty()) description_ = fmt::format("{} ({})", server_.name, description_);
   transport_->initialized(server_.protocol_version);
   json initialized = jsonrpc::make_notification("notifications/initialized", {});
@@ -262,6 +263,26 @@ void Session::on_request_failed(const json& id, Error reason) {
 }
 
 void Session::on_message(const json& value) {
+  std::string what;
+  try {
+    handle_message(value);
+    return;
+  } catch (const std::exception& error) {
+    what = error.what();
+  } catch (...) {
+    what = "unknown exception";
+  }
+  spdlog::error("mcp {}: a message could not be handled: {}", description_, what);
+  const auto id = base::json_field<std::int64_t>(value, "id");
+  const auto found = id ? pending_.find(*id) : pending_.end();
+  if (found == pending_.end()) return;
+  found->second->outcome =
+      fail(ErrorCode::protocol, fmt::format("{}: the answer could not be handled", description_));
+  found->second->wake.cancel();
+  pending_.erase(found);
+}
+
+void Session::handle_message(const json& value) {
   auto classified = jsonrpc::classify(value);
   if (!classified) {
     // The empty priming events of an HTTP stream and replays land here too.
@@ -320,19 +341,17 @@ void Session::on_server_notification(const std::string& method, const json& para
     const auto pending = pending_.find(id->second);
     if (pending == pending_.end() || !pending->second->on_progress) return;
     Progress progress;
-    progress.progress = params.value("progress", 0.0);
-    if (const auto total = params.find("total"); total != params.end() && total->is_number()) {
-      progress.total = total->get<double>();
-    }
-    progress.message = params.value("message", "");
+    progress.progress = base::json_value(params, "progress", 0.0);
+    progress.total = base::json_field<double>(params, "total");
+    progress.message = base::json_value(params, "message", "");
     pending->second->on_progress(progress);
     return;
   }
   if (method == "notifications/message" && params.is_object()) {
-    const auto logger = params.value("logger", "");
+    const auto logger = base::json_value(params, "logger", "");
     const auto data = params.contains("data") ? as_text(params["data"]) : std::string();
-    spdlog::log(log_level(params.value("level", "info")), "mcp {}: {}{}{}", description_, logger,
-                logger.empty() ? "" : ": ", data);
+    spdlog::log(log_level(base::json_value(params, "level", "info")), "mcp {}: {}{}{}",
+                description_, logger, logger.empty() ? "" : ": ", data);
     return;
   }
   if (options_.on_notification) options_.on_notification(method, params);

@@ -24,6 +24,7 @@
 
 #include "ava/proc/spawn.hpp"
 #include "ava/proc/unique_fd.hpp"
+#include "ava/tool/mcp/jsonrpc.hpp"
 
 namespace ava::tool::mcp {
 namespace {
@@ -134,24 +135,23 @@ using StatePtr = std::shared_ptr<State>;
 void dispatch_line(State& state, std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (line.find_first_not_of(" \t") == std::string_view::npos) return;
-  json message = json::parse(line, nullptr, false);
-  if (message.is_discarded()) {
+  auto message = jsonrpc::parse(line, state.server.max_message);
+  if (!message) {
     // Servers that print to stdout by mistake are common; the line is not
-    // ours to act on, the session goes on.
-    spdlog::warn("mcp {}: ignored a line that is not JSON: {}", state.server.command,
-                 line.substr(0, 200));
+    // ours to act on, the session goes on. (A line nested too deeply is
+    // dropped the same way: whatever waits for it times out.)
+    spdlog::warn("mcp {}: ignored a line that is not a usable JSON message ({}): {}",
+                 state.server.command, message.error().message, line.substr(0, 200));
     return;
   }
-  if (state.events.on_message) state.events.on_message(std::move(message));
+  if (state.events.on_message) state.events.on_message(std::move(*message));
 }
 
-asio::awaitable<void> read_output(StatePtr state) {
-  co_await asio::this_coro::throw_if_cancelled(false);
-  std::array<char, std::size_t{64} * 1024> buffer{};
-  std::string line;
-  for (;;) {
-    auto [error, count] = co_await state->out.async_read_some(asio::buffer(buffer), use_tuple);
-    std::string_view data(buffer.data(), count);
+// Delivers the complete lines of `data`, keeping the unfinished one in
+// `line`. False when a message broke the handler: the session must not go
+// on as if it had been read.
+bool dispatch_lines(State& state, std::string& line, std::string_view data) {
+  try {
     while (!data.empty()) {
       const auto newline = data.find('\n');
       if (newline == std::string_view::npos) {
@@ -160,8 +160,32 @@ asio::awaitable<void> read_output(StatePtr state) {
       }
       line.append(data.substr(0, newline));
       data.remove_prefix(newline + 1);
-      dispatch_line(*state, line);
+      dispatch_line(state, line);
       line.clear();
+    }
+    return true;
+  } catch (const std::exception& error) {
+    // Detached coroutines swallow exceptions; without this the reader would
+    // stop without a word and every request wait for its timeout.
+    spdlog::error("mcp {}: a message from the server could not be handled: {}",
+                  state.server.command, error.what());
+  } catch (...) {
+    spdlog::error("mcp {}: a message from the server could not be handled", state.server.command);
+  }
+  state.report(fmt::format("MCP server {} sent a message Ava could not handle; stopping it",
+                           state.server.command));
+  return false;
+}
+
+asio::awaitable<void> read_output(StatePtr state) {
+  co_await asio::this_coro::throw_if_cancelled(false);
+  std::array<char, std::size_t{64} * 1024> buffer{};
+  std::string line;
+  for (;;) {
+    auto [error, count] = co_await state->out.async_read_some(asio::buffer(buffer), use_tuple);
+    if (!dispatch_lines(*state, line, std::string_view(buffer.data(), count))) {
+      state->signal(SIGKILL);
+      break;
     }
     if (line.size() > state->server.max_message) {
       spdlog::warn("mcp {}: a message exceeds {} bytes; stopping the server", state->server.command,
@@ -256,7 +280,10 @@ class StdioTransport final : public Transport {
     options.argv.push_back(server_.command);
     options.argv.insert(options.argv.end(), server_.args.begin(), server_.args.end());
     options.cwd = server_.cwd;
+    // The user's environment without what looks like a credential; the
+    // server's configured env (how it gets the key it needs) still applies.
     options.env = server_.env;
+    options.scrub_secrets = true;
     options.stdin_mode = proc::StdinMode::pipe;
     options.stdout_mode = proc::OutputMode::pipe;
     options.stderr_mode = proc::StderrMode::pipe;

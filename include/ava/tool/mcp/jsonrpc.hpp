@@ -1,7 +1,9 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +25,15 @@ struct RpcError {
   std::string message;
   nlohmann::json data;  // null when absent
 };
+
+// How deep a message from a server may nest. Deep enough for any schema or
+// structured result; a value is copied, compared and printed recursively,
+// so a peer must not choose the depth (300000 levels overflow the stack).
+inline constexpr std::size_t max_depth = 128;
+
+// Decodes one message from a peer (a stdio line, an HTTP body, an SSE
+// event) within max_depth and `max_bytes`; never throws.
+Result<nlohmann::json> parse(std::string_view text, std::size_t max_bytes);
 
 // A received message, classified by its shape.
 struct Message {

@@ -114,7 +114,10 @@ class Session : public std::enable_shared_from_this<Session> {
                                                                    nlohmann::json params,
                                                                    RequestOptions options);
   boost::asio::awaitable<Result<void>> initialize();
+  // Never throws: a message that breaks its handler fails the request it
+  // answers (if any) and is logged; the reader goes on.
   void on_message(const nlohmann::json& message);
+  void handle_message(const nlohmann::json& message);
   void on_closed(Error reason);
   void on_request_failed(const nlohmann::json& id, Error reason);
   void on_server_request(const std::string& method, const nlohmann::json& id,
