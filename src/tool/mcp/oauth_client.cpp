@@ -13,6 +13,8 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "ava/base/json.hpp"
+#include "ava/base/log.hpp"
 #include "ava/tool/mcp/transport.hpp"
 #include "tool/mcp/oauth_internal.hpp"
 
@@ -223,20 +225,24 @@ asio::awaitable<Result<void>> sign_in(StatePtr state, std::string scope) {
   const auto redirect_uri = listener->redirect_uri();
 
   oauth::ClientChoice client;
-  const auto issuer = found.server_metadata.value("issuer", std::string());
+  const auto issuer = base::json_value(found.server_metadata, "issuer", "");
   const auto* kept = state->credentials();
   if (config.client_id.empty() && kept != nullptr && !kept->client_id.empty() &&
-      kept->server_metadata.value("issuer", std::string()) == issuer) {
+      base::json_value(kept->server_metadata, "issuer", "") == issuer) {
     client = client_of(*kept);
   } else {
     auto chosen = co_await oauth::choose_client(config, found, redirect_uri, scope);
     AVA_CO_TRY(client, std::move(chosen));
   }
 
+  // Discovery checked it; checked again right where it becomes the page a
+  // person is sent to, so nothing but an https (or loopback) URL is shown.
+  const auto endpoint = base::json_value(found.server_metadata, "authorization_endpoint", "");
+  AVA_CO_TRY_VOID(oauth::check_endpoint("authorization_endpoint", endpoint));
   const auto verifier = oauth::random_token(32);
   const auto expected_state = oauth::random_token(16);
   const auto url = oauth::with_query(
-      found.server_metadata.value("authorization_endpoint", ""),
+      endpoint,
       authorize_params(client, verifier, redirect_uri, expected_state, scope, found.resource));
 
   state->listener = listener.get();
@@ -257,7 +263,8 @@ asio::awaitable<Result<void>> sign_in(StatePtr state, std::string scope) {
       }
     }
   };
-  spdlog::info("mcp {}: sign in at {}", config.server_name, url);
+  // Its state and PKCE challenge are the sign-in: never in a log.
+  spdlog::info("mcp {}: sign in at {}", config.server_name, base::redact_url(url));
   state->open_error.reset();
   asio::co_spawn(state->strand, open(state, url, ++state->sign_ins), asio::detached);
   auto received = co_await listener->wait(expected_state);

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "ava/base/json.hpp"
+#include "ava/base/log.hpp"
 #include "ava/transport/url.hpp"
 #include "tool/mcp/oauth_internal.hpp"
 
@@ -46,7 +48,11 @@ asio::awaitable<Result<json>> resource_metadata(transport::HttpClientOptions opt
                                                 const transport::Url& server,
                                                 std::string from_header) {
   std::vector<std::string> candidates;
-  if (!from_header.empty()) candidates.push_back(from_header);
+  if (!from_header.empty()) {
+    // The server's challenge names it: a URL from a peer like any other.
+    AVA_CO_TRY_VOID(check_endpoint("resource_metadata", from_header));
+    candidates.push_back(from_header);
+  }
   if (const auto path = path_of(server); !path.empty()) {
     candidates.push_back(server.origin() + "/.well-known/oauth-protected-resource" + path);
   }
@@ -76,24 +82,53 @@ std::vector<std::string> server_metadata_urls(const transport::Url& issuer) {
           origin + path + "/.well-known/openid-configuration"};
 }
 
-// A 2025-03-26 server (legacy) guessed its origin as the issuer, so the
-// issuer named in the metadata cannot be held against it.
+// RFC 8414 §3.3: the metadata names the issuer it was fetched for. A
+// 2025-03-26 server (legacy) has no resource metadata, so the client only
+// guessed the server's origin as the issuer; its metadata may name an
+// issuer with a path there (the conformance suite serves /oauth), but never
+// one on another origin. Every endpoint must be https (or loopback http).
 Result<void> check_server_metadata(const json& metadata, std::string_view issuer, bool legacy) {
+  const auto named = base::json_field<std::string>(metadata, "issuer");
+  if (!named || named->empty()) {
+    return fail(ErrorCode::protocol,
+                fmt::format("authorization server {} metadata lacks issuer", issuer));
+  }
+  if (legacy) {
+    auto asked = transport::Url::parse(issuer);
+    auto answered = transport::Url::parse(*named);
+    if (!asked || !answered || asked->origin() != answered->origin()) {
+      return fail(ErrorCode::protocol,
+                  fmt::format("authorization server metadata at {} names issuer {}, which is on "
+                              "another origin",
+                              issuer, *named));
+    }
+  } else if (trim_slash(*named) != trim_slash(issuer)) {
+    return fail(
+        ErrorCode::protocol,
+        fmt::format("authorization server metadata names issuer {} instead of {}", *named, issuer));
+  }
   for (const char* field : {"authorization_endpoint", "token_endpoint"}) {
-    if (!metadata.contains(field) || !metadata[field].is_string()) {
+    const auto endpoint = base::json_field<std::string>(metadata, field);
+    if (!endpoint) {
       return fail(ErrorCode::protocol,
                   fmt::format("authorization server {} metadata lacks {}", issuer, field));
     }
+    AVA_TRY_VOID(check_endpoint(field, *endpoint));
   }
-  if (!legacy && metadata.contains("issuer") &&
-      trim_slash(metadata.value("issuer", "")) != trim_slash(issuer)) {
-    return fail(ErrorCode::protocol,
-                fmt::format("authorization server metadata names issuer {} instead of {}",
-                            metadata.value("issuer", ""), issuer));
+  if (metadata.contains("registration_endpoint")) {
+    const auto endpoint = base::json_field<std::string>(metadata, "registration_endpoint");
+    if (!endpoint) {
+      return fail(ErrorCode::protocol,
+                  fmt::format("authorization server {} metadata: registration_endpoint is not a "
+                              "string",
+                              issuer));
+    }
+    AVA_TRY_VOID(check_endpoint("registration_endpoint", *endpoint));
   }
   // PKCE is required; a server that does not list S256 cannot be used.
-  const auto& methods = metadata.value("code_challenge_methods_supported", json::array());
-  if (std::ranges::none_of(methods, [](const json& method) { return method == "S256"; })) {
+  const auto methods = base::json_field<json>(metadata, "code_challenge_methods_supported");
+  if (!methods || !methods->is_array() ||
+      std::ranges::none_of(*methods, [](const json& method) { return method == "S256"; })) {
     return fail(ErrorCode::unsupported,
                 fmt::format("authorization server {} does not support PKCE S256", issuer));
   }
@@ -129,20 +164,22 @@ asio::awaitable<Result<Discovery>> discover(transport::HttpClientOptions options
   std::string issuer;
   if (prm) {
     const auto& doc = *prm;
-    const auto resource = doc.value("resource", std::string());
+    // RFC 9728 §3.3: the resource must be the one asked about.
+    const auto resource = base::json_value(doc, "resource", "");
     if (resource.empty() || !resource_covers(resource, server_url)) {
       co_return fail(ErrorCode::protocol,
                      fmt::format("protected resource metadata names resource '{}', not {}",
-                                 resource, server_url));
+                                 base::redact_url(resource), base::redact_url(server_url)));
     }
-    const auto& servers = doc.value("authorization_servers", json::array());
-    if (servers.empty() || !servers[0].is_string()) {
+    const auto servers = base::json_value(doc, "authorization_servers", json::array());
+    if (!servers.is_array() || servers.empty() || !servers[0].is_string()) {
       co_return fail(ErrorCode::protocol,
                      "protected resource metadata names no authorization server");
     }
     issuer = servers[0].get<std::string>();
+    AVA_CO_TRY_VOID(check_endpoint("authorization_servers", issuer));
     out.resource = resource;
-    out.scopes_supported = string_list(doc.value("scopes_supported", json::array()));
+    out.scopes_supported = string_list(base::json_value(doc, "scopes_supported", json::array()));
     out.resource_metadata = doc;
   } else if (prm.error().code != ErrorCode::not_found) {
     co_return std::unexpected(std::move(prm).error());
@@ -164,6 +201,7 @@ asio::awaitable<Result<Discovery>> discover(transport::HttpClientOptions options
   }
   // 2025-03-26 without metadata: the default endpoints at the origin.
   out.server_metadata = legacy_metadata(issuer);
+  AVA_CO_TRY_VOID(check_server_metadata(out.server_metadata, issuer, true));
   co_return out;
 }
 

@@ -2,6 +2,7 @@
 
 // Pieces of the OAuth client shared by its source files; not public API.
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -44,6 +45,17 @@ Challenge parse_challenge(std::string_view header);
 // Space-separated scope lists: the union keeps the first's order.
 std::string scope_union(std::string_view a, std::string_view b);
 
+// Every URL taken from a peer's metadata (endpoints, the authorization
+// server, the resource metadata location) must be https, or http to a
+// loopback host (127.0.0.0/8, ::1, localhost); javascript:, data:, file:
+// and plain http to another host are refused with an error naming `field`.
+Result<void> check_endpoint(std::string_view field, std::string_view url);
+
+// How large and deep an OAuth document (metadata, registration or token
+// answer) may be.
+inline constexpr std::size_t max_document_bytes = std::size_t{1024} * 1024;
+Result<nlohmann::json> parse_document(std::string_view text);
+
 // --- HTTP (oauth_util.cpp) ---
 boost::asio::awaitable<Result<transport::HttpResponse>> http_send(
     transport::HttpClientOptions options, transport::HttpRequest request);
@@ -76,6 +88,12 @@ boost::asio::awaitable<Result<ClientChoice>> choose_client(const OAuthConfig& co
                                                            const Discovery& found,
                                                            std::string redirect_uri,
                                                            std::string scope);
+// expires_in of a token answer in seconds: a non-negative integer or a
+// numeric string, at most max_expires_in (a bigger value is cut to it);
+// nullopt when absent or unusable (then the token has no known expiry).
+inline constexpr long long max_expires_in = 365LL * 24 * 3600;
+std::optional<long long> parse_expires_in(const nlohmann::json& answer);
+
 struct TokenAnswer {
   std::string access_token;
   std::string refresh_token;
@@ -93,7 +111,11 @@ boost::asio::awaitable<Result<TokenAnswer>> token_request(transport::HttpClientO
 // /callback and answers it with a short page.
 class RedirectListener {
  public:
-  static Result<std::unique_ptr<RedirectListener>> open(const boost::asio::any_io_executor& ex);
+  // `read_timeout` bounds each accepted connection (reading the request,
+  // writing the answer), so one that idles cannot stall the sign-in.
+  static Result<std::unique_ptr<RedirectListener>> open(
+      const boost::asio::any_io_executor& ex,
+      std::chrono::milliseconds read_timeout = std::chrono::seconds(10));
   virtual ~RedirectListener() = default;
   RedirectListener() = default;
   RedirectListener(const RedirectListener&) = delete;
@@ -103,8 +125,8 @@ class RedirectListener {
   // The query of the first request to /callback carrying `state`
   // (other requests are answered 404 and ignored). Cancellable.
   virtual boost::asio::awaitable<Result<Params>> wait(std::string state) = 0;
-  // Stops listening; a wait() ends with ErrorCode::cancelled. On the
-  // listener's executor.
+  // Stops listening and closes the connection being read; a wait() ends
+  // with ErrorCode::cancelled. On the listener's executor.
   virtual void cancel() = 0;
 };
 

@@ -2,6 +2,8 @@
 // ephemeral port; the browser (or the test opener) is sent to
 // http://127.0.0.1:<port>/callback with the code and state.
 
+#include <memory>
+
 #include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -35,7 +37,8 @@ std::string page(int status, std::string_view text) {
 
 class Listener final : public RedirectListener {
  public:
-  explicit Listener(const asio::any_io_executor& executor) : acceptor_(executor) {}
+  Listener(const asio::any_io_executor& executor, std::chrono::milliseconds read_timeout)
+      : acceptor_(executor), read_timeout_(read_timeout) {}
 
   Result<void> bind() {
     boost::system::error_code error;
@@ -60,28 +63,52 @@ class Listener final : public RedirectListener {
         co_return fail(ErrorCode::cancelled, "the sign-in was stopped");
       }
       if (error) co_return fail(ErrorCode::io, "redirect listener: " + error.message());
-      auto query = co_await read_target(socket);
-      if (!query) continue;
-      Params params = parse_query(*query);
-      if (param(params, "state") != state) {
-        co_await respond(socket, page(400, "This sign-in link is not the one Ava expects."));
-        continue;
-      }
-      if (const auto failed = param(params, "error"); !failed.empty()) {
-        co_await respond(socket, page(200, "Sign-in was refused. You can close this tab."));
-      } else {
-        co_await respond(socket, page(200, "Ava is signed in. You can close this tab."));
-      }
-      co_return params;
+      auto params = co_await serve(socket, state);
+      if (!acceptor_.is_open()) co_return fail(ErrorCode::cancelled, "the sign-in was stopped");
+      if (params) co_return std::move(*params);
     }
   }
 
   void cancel() override {
     boost::system::error_code ignored;
     acceptor_.close(ignored);
+    if (current_ != nullptr) current_->close(ignored);
   }
 
  private:
+  // One connection, bounded by read_timeout_: the callback's parameters
+  // when it carries `state`, nothing for anything else. The socket is
+  // reachable from cancel() while it is served.
+  asio::awaitable<std::optional<Params>> serve(tcp::socket& socket, const std::string& state) {
+    current_ = &socket;
+    // The timer's handler may already be queued when the connection ends,
+    // so it reaches the socket only through this, emptied first.
+    auto target = std::make_shared<tcp::socket*>(&socket);
+    asio::steady_timer deadline(socket.get_executor(), read_timeout_);
+    deadline.async_wait([target](boost::system::error_code error) {
+      // A peer that idles gets its connection closed; the read then fails.
+      if (error || *target == nullptr) return;
+      boost::system::error_code ignored;
+      (*target)->close(ignored);
+    });
+    std::optional<Params> out;
+    if (auto query = co_await read_target(socket)) {
+      Params params = parse_query(*query);
+      if (param(params, "state") != state) {
+        co_await respond(socket, page(400, "This sign-in link is not the one Ava expects."));
+      } else {
+        const bool refused = !param(params, "error").empty();
+        co_await respond(socket, page(200, refused ? "Sign-in was refused. You can close this tab."
+                                                   : "Ava is signed in. You can close this tab."));
+        out = std::move(params);
+      }
+    }
+    *target = nullptr;
+    deadline.cancel();
+    current_ = nullptr;
+    co_return out;
+  }
+
   // The query of a GET /callback request, or nothing for anything else.
   asio::awaitable<std::optional<std::string>> read_target(tcp::socket& socket) {
     asio::streambuf buffer(max_request_head);
@@ -112,14 +139,16 @@ class Listener final : public RedirectListener {
   }
 
   tcp::acceptor acceptor_;
+  std::chrono::milliseconds read_timeout_;
+  tcp::socket* current_ = nullptr;  // the connection being served
   std::uint16_t port_ = 0;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<RedirectListener>> RedirectListener::open(
-    const asio::any_io_executor& executor) {
-  auto listener = std::make_unique<Listener>(executor);
+    const asio::any_io_executor& executor, std::chrono::milliseconds read_timeout) {
+  auto listener = std::make_unique<Listener>(executor, read_timeout);
   AVA_TRY_VOID(listener->bind());
   return std::unique_ptr<RedirectListener>(std::move(listener));
 }

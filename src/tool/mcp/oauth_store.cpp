@@ -1,11 +1,11 @@
 // Credentials as JSON, the in-memory store, and the two ways to open the
 // sign-in page.
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
+#include "ava/base/json.hpp"
+#include "ava/base/log.hpp"
+#include "ava/base/open_url.hpp"
 #include "ava/transport/url.hpp"
 #include "tool/mcp/oauth_internal.hpp"
 
@@ -34,22 +34,21 @@ json OAuthCredentials::to_json() const {
 Result<OAuthCredentials> OAuthCredentials::from_json(const json& value) {
   if (!value.is_object()) return fail(ErrorCode::parse, "OAuth credentials are not an object");
   OAuthCredentials out;
-  try {
-    out.client_id = value.value("client_id", "");
-    out.client_secret = value.value("client_secret", "");
-    out.auth_method = value.value("auth_method", "");
-    out.access_token = value.value("access_token", "");
-    out.refresh_token = value.value("refresh_token", "");
-    out.scope = value.value("scope", "");
-    out.resource = value.value("resource", "");
-    out.resource_metadata = value.value("resource_metadata", json());
-    out.server_metadata = value.value("server_metadata", json());
-    if (value.contains("expires_at") && value["expires_at"].is_number_integer()) {
-      out.expires_at = std::chrono::system_clock::time_point(
-          std::chrono::seconds(value["expires_at"].get<long long>()));
-    }
-  } catch (const json::exception& error) {
-    return fail(ErrorCode::parse, fmt::format("OAuth credentials: {}", error.what()));
+  out.client_id = base::json_value(value, "client_id", "");
+  out.client_secret = base::json_value(value, "client_secret", "");
+  out.auth_method = base::json_value(value, "auth_method", "");
+  out.access_token = base::json_value(value, "access_token", "");
+  out.refresh_token = base::json_value(value, "refresh_token", "");
+  out.scope = base::json_value(value, "scope", "");
+  out.resource = base::json_value(value, "resource", "");
+  out.resource_metadata = base::json_value(value, "resource_metadata", json());
+  out.server_metadata = base::json_value(value, "server_metadata", json());
+  // Seconds since the epoch; bounded so the conversion to the clock's
+  // nanoseconds cannot overflow (year 9999 at most).
+  constexpr std::int64_t latest = 253'402'300'799;
+  if (const auto at = base::json_field<std::int64_t>(value, "expires_at");
+      at && *at >= 0 && *at <= latest) {
+    out.expires_at = std::chrono::system_clock::time_point(std::chrono::seconds(*at));
   }
   return out;
 }
@@ -89,22 +88,9 @@ Result<void> MemoryCredentialStore::erase(std::string_view server) {
 }
 
 UrlOpener browser_opener() {
-  return [](std::string url) -> asio::awaitable<Result<void>> {
-    // Twice forked so the browser is nobody's child here and leaves no zombie.
-    const pid_t child = ::fork();
-    if (child < 0) co_return base::fail_errno("fork", errno);
-    if (child == 0) {
-      ::setsid();
-      if (::fork() == 0) {
-        ::execlp("xdg-open", "xdg-open", url.c_str(), static_cast<char*>(nullptr));
-        ::_exit(127);
-      }
-      ::_exit(0);
-    }
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    co_return Result<void>{};
-  };
+  // base::open_url refuses anything but http(s), needs a display and reaps
+  // the opener.
+  return [](std::string url) -> asio::awaitable<Result<void>> { co_return base::open_url(url); };
 }
 
 UrlOpener http_get_opener(const transport::HttpClientOptions& options) {
@@ -115,7 +101,7 @@ UrlOpener http_get_opener(const transport::HttpClientOptions& options) {
       if (response.status < 300 || response.status >= 400) {
         if (response.status >= 200 && response.status < 300) co_return Result<void>{};
         co_return fail(ErrorCode::protocol,
-                       fmt::format("{} answered HTTP {}", url, response.status));
+                       fmt::format("{} answered HTTP {}", base::redact_url(url), response.status));
       }
       auto location = response.header("location");
       if (location.starts_with("/")) {

@@ -1,5 +1,9 @@
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <set>
 #include <sstream>
 
@@ -8,13 +12,50 @@
 #include <openssl/sha.h>
 #include <boost/asio/this_coro.hpp>
 
+#include "ava/base/json.hpp"
+#include "ava/base/log.hpp"
 #include "ava/base/text.hpp"
+#include "ava/transport/url.hpp"
 #include "tool/mcp/oauth_internal.hpp"
 
 namespace ava::tool::mcp::oauth {
 
 namespace asio = boost::asio;
 using nlohmann::json;
+
+namespace {
+
+bool loopback_host(const std::string& host) {
+  if (base::ascii_lower(host) == "localhost") return true;
+  in_addr v4{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24U) == 127U;
+  in6_addr v6{};
+  return ::inet_pton(AF_INET6, host.c_str(), &v6) == 1 &&
+         std::memcmp(&v6, &in6addr_loopback, sizeof v6) == 0;
+}
+
+}  // namespace
+
+Result<void> check_endpoint(std::string_view field, std::string_view url) {
+  auto refuse = [&](std::string_view why) {
+    return fail(ErrorCode::protocol,
+                fmt::format("OAuth {} {} is refused: {}", field, base::redact_url(url), why));
+  };
+  for (const char c : url) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte <= 0x20 || byte == 0x7f) return refuse("it contains spaces or control characters");
+  }
+  if (url.find('#') != std::string_view::npos) return refuse("an endpoint has no fragment");
+  auto parsed = transport::Url::parse(url);
+  if (!parsed) return refuse("it must be an https URL");
+  if (parsed->scheme == "https") return {};
+  if (loopback_host(parsed->host)) return {};
+  return refuse("plain http is only accepted to a loopback host; use https");
+}
+
+Result<json> parse_document(std::string_view text) {
+  return base::parse_json(text, base::JsonLimits{.max_depth = 32, .max_bytes = max_document_bytes});
+}
 
 std::string percent_encode(std::string_view text) {
   std::string out;
@@ -188,16 +229,20 @@ asio::awaitable<Result<json>> get_json(transport::HttpClientOptions options, std
   request.headers.push_back({"MCP-Protocol-Version", "2025-11-25"});
   AVA_CO_TRY(auto response, co_await http_send(std::move(options), std::move(request)));
   if (response.status >= 400 && response.status < 500) {
-    co_return fail(ErrorCode::not_found, fmt::format("{} answered HTTP {}", url, response.status));
+    co_return fail(ErrorCode::not_found,
+                   fmt::format("{} answered HTTP {}", base::redact_url(url), response.status));
   }
   if (response.status != 200) {
-    co_return fail(ErrorCode::protocol, fmt::format("{} answered HTTP {}", url, response.status));
+    co_return fail(ErrorCode::protocol,
+                   fmt::format("{} answered HTTP {}", base::redact_url(url), response.status));
   }
-  json value = json::parse(response.body, nullptr, false);
-  if (!value.is_object()) {
-    co_return fail(ErrorCode::parse, fmt::format("{} did not answer a JSON object", url));
+  auto value = parse_document(response.body);
+  if (!value || !value->is_object()) {
+    co_return fail(ErrorCode::parse,
+                   fmt::format("{} did not answer a JSON object{}{}", base::redact_url(url),
+                               value ? "" : ": ", value ? "" : value.error().message));
   }
-  co_return value;
+  co_return std::move(*value);
 }
 
 }  // namespace ava::tool::mcp::oauth

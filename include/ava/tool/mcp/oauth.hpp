@@ -87,7 +87,8 @@ class MemoryCredentialStore final : public CredentialStore {
 // redirects (to the loopback listener) for automated authorization servers.
 // Returns once the URL was handed over; the code arrives at the listener.
 using UrlOpener = std::function<boost::asio::awaitable<Result<void>>(std::string url)>;
-UrlOpener browser_opener();  // xdg-open, detached
+// base::open_url: http(s) only, with a display, detached and reaped.
+UrlOpener browser_opener();
 UrlOpener http_get_opener(const transport::HttpClientOptions& options);
 
 struct OAuthConfig {
