@@ -1,16 +1,20 @@
 // auth.json: API keys by provider name, owner-only (0600).
 //   {"anthropic": {"apiKey": "sk-ant-..."}, "openrouter": {"apiKey": "..."}}
+// Changes are read-modify-write under auth.json.lock (flock, 0600).
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "ava/base/json.hpp"
 #include "ava/base/private_file.hpp"
 #include "llm/settings_files.hpp"
 
@@ -70,17 +74,39 @@ bool valid_provider_name(std::string_view name) {
 }
 
 Result<json> parse_json_document(std::string_view text, std::string_view origin, bool secret) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 2, column 5: ..."
-    if (auto bracket = what.find("] "); what.starts_with("[json.") && bracket != std::string::npos)
-      what.erase(0, bracket + 2);
-    if (auto excerpt = what.find("; last read"); secret && excerpt != std::string::npos)
-      what.erase(excerpt);
-    return fail(ErrorCode::parse, fmt::format("{}: not valid JSON: {}", origin, what));
+  auto parsed =
+      base::parse_json(text, base::JsonLimits{.max_depth = 64, .max_bytes = settings_file_limit});
+  if (parsed) return parsed;
+  std::string what = parsed.error().message;
+  // "invalid JSON at byte 9: [json.exception.parse_error.101] parse error at line 2, ..."
+  if (auto bracket = what.find("] "); bracket != std::string::npos &&
+                                      what.find("[json.") != std::string::npos &&
+                                      what.find("[json.") < bracket) {
+    what.erase(0, bracket + 2);
   }
+  if (auto excerpt = what.find("; last read"); secret && excerpt != std::string::npos)
+    what.erase(excerpt);
+  return fail(ErrorCode::parse, fmt::format("{}: not valid JSON: {}", origin, what));
+}
+
+Result<FileLock> lock_beside(const std::filesystem::path& file) {
+  auto lock_path = file;
+  lock_path += ".lock";
+  FileLock lock;
+  lock.fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (lock.fd < 0) return base::fail_errno("open " + lock_path.string(), errno);
+  // Every process on the home takes it before reading the file to change
+  // it, so two saves at once each see the other's change.
+  while (::flock(lock.fd, LOCK_EX) != 0) {
+    if (errno != EINTR) return base::fail_errno("lock " + lock_path.string(), errno);
+  }
+  return lock;
+}
+
+FileLock::FileLock(FileLock&& other) noexcept : fd(std::exchange(other.fd, -1)) {}
+
+FileLock::~FileLock() {
+  if (fd >= 0) ::close(fd);  // releases the lock
 }
 
 Result<json> read_auth_document(const std::filesystem::path& path) {
@@ -136,6 +162,7 @@ Result<void> save_api_key(const base::Home& home, std::string_view provider,
   }
   if (key.empty()) return fail(ErrorCode::invalid_argument, "an empty API key cannot be saved");
   auto path = home.file("auth.json");
+  AVA_TRY(auto lock, detail::lock_beside(path));
   // A malformed file is not overwritten: it may hold keys the user wants back.
   AVA_TRY(nlohmann::json document, detail::read_auth_document(path));
   auto& entry = document[std::string(provider)];
@@ -146,6 +173,7 @@ Result<void> save_api_key(const base::Home& home, std::string_view provider,
 
 Result<void> remove_api_key(const base::Home& home, std::string_view provider) {
   auto path = home.file("auth.json");
+  AVA_TRY(auto lock, detail::lock_beside(path));
   AVA_TRY(nlohmann::json document, detail::read_auth_document(path));
   auto found = document.find(std::string(provider));
   if (found == document.end())

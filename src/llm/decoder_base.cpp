@@ -7,9 +7,9 @@
 namespace ava::llm::detail {
 
 std::optional<json> parse_payload(std::string_view data) {
-  auto parsed = json::parse(data, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return std::nullopt;
-  return parsed;
+  auto parsed = base::parse_json(data);
+  if (!parsed) return std::nullopt;
+  return std::move(*parsed);
 }
 
 StreamError classify_error(std::string_view type_or_code, std::string message) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ava/base/json.hpp"
 #include "ava/llm/decoder.hpp"
 
 namespace ava::llm::detail {
@@ -23,11 +26,18 @@ inline std::string str(const json& object, std::string_view key) {
   return found->get<std::string>();
 }
 
+// Counts and indexes: clamped to +-2^53, so sums and differences of a few
+// of them cannot overflow whatever a provider sends.
 inline std::int64_t num(const json& object, std::string_view key) {
-  if (!object.is_object()) return 0;
-  auto found = object.find(key);
-  if (found == object.end() || !found->is_number()) return 0;
-  return found->get<std::int64_t>();
+  constexpr std::int64_t bound = std::int64_t{1} << 53;
+  if (auto exact = base::json_field<std::int64_t>(object, key)) {
+    return std::clamp(*exact, -bound, bound);
+  }
+  // 12.0 counts; a float out of range would be undefined to convert.
+  const auto approximate = base::json_field<double>(object, key);
+  if (!approximate || !std::isfinite(*approximate)) return 0;
+  return static_cast<std::int64_t>(
+      std::clamp(*approximate, -static_cast<double>(bound), static_cast<double>(bound)));
 }
 
 inline bool has_num(const json& object, std::string_view key) {
@@ -43,8 +53,9 @@ inline const json& member(const json& object, std::string_view key) {
   return found == object.end() ? null_value : *found;
 }
 
-// An SSE data payload as JSON, or nullopt when it is not JSON (skipped, as
-// codex does: a cut stream then ends without its terminal event).
+// An SSE data payload as JSON, or nullopt when it is not JSON or nests
+// deeper than base::JsonLimits allows (skipped, as codex does: a cut stream
+// then ends without its terminal event).
 std::optional<json> parse_payload(std::string_view data);
 
 // Error kind and retryability from a provider's error type or code.

@@ -4,16 +4,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ava/base/json.hpp"
 #include "ava/llm/items.hpp"
 
 namespace ava::llm::detail {
 
 // Tool arguments as a JSON object; text that is not a JSON object (a model's
-// malformed call being replayed) becomes {} so the request stays valid.
+// malformed call being replayed, or one nested past base::JsonLimits)
+// becomes {} so the request stays valid.
 inline nlohmann::json arguments_object(const std::string& arguments) {
-  auto parsed = nlohmann::json::parse(arguments, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object()) return nlohmann::json::object();
-  return parsed;
+  auto parsed = base::parse_json(arguments);
+  if (!parsed || !parsed->is_object()) return nlohmann::json::object();
+  return std::move(*parsed);
 }
 
 inline std::string data_url(const ImageBlock& image) {

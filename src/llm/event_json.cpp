@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ava/base/json.hpp"
+
 namespace ava::llm {
 
 namespace {
@@ -28,9 +30,10 @@ json error_json(const StreamError& error) {
 }
 
 json arguments_json(const std::string& arguments) {
-  auto parsed = json::parse(arguments, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return arguments;
-  return parsed;
+  // The model's text: kept as a string unless it is JSON of sane depth.
+  auto parsed = base::parse_json(arguments);
+  if (!parsed) return arguments;
+  return std::move(*parsed);
 }
 
 template <class... Ts>

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ava/base/json.hpp"
 #include "ava/llm/catalog.hpp"
 #include "ava/llm/factory.hpp"
 #include "ava/transport/url.hpp"
@@ -134,17 +135,17 @@ transport::HttpRequest models_request(const ModelSource& source) {
 }
 
 Result<std::vector<std::string>> parse_model_list(ProviderKind kind, std::string_view body) {
-  nlohmann::json document = nlohmann::json::parse(body, nullptr, false);
-  if (document.is_discarded() || !document.is_object())
+  auto document = base::parse_json(body);
+  if (!document || !document->is_object())
     return fail(ErrorCode::protocol, "the model list is not a JSON object");
   const char* list_key = kind == ProviderKind::ollama ? "models" : "data";
   const char* id_key = kind == ProviderKind::ollama ? "name" : "id";
-  if (!document.contains(list_key) || !document[list_key].is_array())
+  const auto list = base::json_field<nlohmann::json>(*document, list_key);
+  if (!list || !list->is_array())
     return fail(ErrorCode::protocol, fmt::format("the model list has no \"{}\" array", list_key));
   std::vector<std::string> ids;
-  for (const auto& item : document[list_key]) {
-    if (item.is_object() && item.contains(id_key) && item[id_key].is_string())
-      ids.push_back(item[id_key].get<std::string>());
+  for (const auto& item : *list) {
+    if (auto id = base::json_field<std::string>(item, id_key)) ids.push_back(std::move(*id));
   }
   return ids;
 }
@@ -174,13 +175,12 @@ asio::awaitable<ProviderModels> query_models(asio::any_io_executor executor, Mod
     co_return out;
   }
   if (reply->status < 200 || reply->status >= 300) {
-    auto body = nlohmann::json::parse(reply->body, nullptr, false);
+    const auto body = base::parse_json(reply->body).value_or(nlohmann::json());
     std::string message;
     // {"error":{"message":...}} (Anthropic, OpenAI) or {"error":"..."} (Ollama).
-    if (body.is_object() && body.contains("error")) {
-      const auto& error = body["error"];
-      if (error.is_object()) message = error.value("message", std::string());
-      if (error.is_string()) message = error.get<std::string>();
+    if (const auto error = base::json_field<nlohmann::json>(body, "error")) {
+      message =
+          error->is_string() ? error->get<std::string>() : base::json_value(*error, "message", "");
     }
     out.error = fmt::format("HTTP {}{}{}", reply->status, message.empty() ? "" : ": ", message);
     co_return out;

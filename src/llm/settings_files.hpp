@@ -26,6 +26,20 @@ Result<nlohmann::json> parse_json_document(std::string_view text, std::string_vi
 // '.', '_' and '-'.
 bool valid_provider_name(std::string_view name);
 
+// An exclusive flock on "<file>.lock" beside `file` (created 0600), held
+// while a change reads, modifies and replaces the file, so every process on
+// the home serializes its changes; released when destroyed.
+struct FileLock {
+  int fd = -1;
+  FileLock() = default;
+  FileLock(FileLock&& other) noexcept;
+  FileLock& operator=(FileLock&&) = delete;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+};
+Result<FileLock> lock_beside(const std::filesystem::path& file);
+
 // auth.json: the parsed document ({} when the file does not exist), after
 // the ownership and permission checks.
 Result<nlohmann::json> read_auth_document(const std::filesystem::path& path);

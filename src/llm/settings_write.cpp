@@ -1,5 +1,6 @@
 // Changing settings.json from a program (the API's settings page): one
-// provider entry at a time, the rest of the file kept as the user wrote it.
+// provider entry at a time, the rest of the file kept as the user wrote it,
+// under an exclusive lock on settings.json.lock.
 
 #include <fmt/format.h>
 
@@ -43,6 +44,9 @@ Result<void> save_provider(const base::Home& home, std::string_view name,
         fmt::format("'{}' is not a valid provider name (letters, digits, '.', '_', '-')", name));
   }
   const auto path = home.file("settings.json");
+  // Read, changed and replaced under settings.json.lock: two processes
+  // saving providers at once keep both.
+  AVA_TRY(auto lock, detail::lock_beside(path));
   // A file that does not parse is left alone: it is the user's, and they
   // should see the error rather than lose what they wrote.
   AVA_TRY(json document, read_settings_document(path));

@@ -5,7 +5,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -216,11 +218,13 @@ TEST_CASE("auth: save_api_key writes auth.json 0600 atomically and keeps other k
   CHECK(settings.keys.at("anthropic").reveal() == "sk-ant-three");
   CHECK(settings.keys.at("openai").reveal() == "sk-two");
   CHECK(fmt::format("{}", settings.keys.at("openai")) == "[redacted]");
-  // Only auth.json is left: no temporary files.
-  std::size_t files = 0;
-  for ([[maybe_unused]] const auto& file : std::filesystem::directory_iterator(test.dir.path()))
-    ++files;
-  CHECK(files == 1);
+  // Only auth.json is left beside its lock file: no temporary files.
+  std::vector<std::string> files;
+  for (const auto& file : std::filesystem::directory_iterator(test.dir.path()))
+    files.push_back(file.path().filename().string());
+  std::ranges::sort(files);
+  CHECK(files == std::vector<std::string>{"auth.json", "auth.json.lock"});
+  CHECK(test.mode("auth.json.lock") == 0600);
   CHECK_FALSE(llm::save_api_key(test.home, "bad/name", ava::base::Secret("k")).has_value());
   CHECK_FALSE(llm::save_api_key(test.home, "openai", ava::base::Secret()).has_value());
   auto not_text = llm::save_api_key(test.home, "openai", ava::base::Secret("\xff\xfe"));
