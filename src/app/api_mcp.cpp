@@ -1,5 +1,7 @@
 // /api/mcp/servers: the MCP servers of capabilities.sqlite3, as `ava mcp`
-// manages them. Secrets (env and header values, tokens) are never sent back.
+// manages them. Secrets (env and header values, tokens, credentials in
+// arguments and URLs) are never sent back; the one exception is the
+// sign-in page a login request asks for.
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -18,6 +20,7 @@
 #include "app/capabilities_store.hpp"
 #include "app/mcp_login.hpp"
 #include "app/stored_credentials.hpp"
+#include "ava/base/log.hpp"
 
 namespace ava::app {
 namespace {
@@ -134,7 +137,7 @@ HttpResponse probe_response(const std::string& name, const Result<McpProbe>& pro
   if (!probe) {
     // The server failed, not this request: 502 with the reason.
     return error_response(502, "mcp_server_failed",
-                          "server " + name + ": " + probe.error().message);
+                          "server " + name + ": " + base::redact(probe.error().message));
   }
   return json_response(200, to_json(*probe));
 }
@@ -241,10 +244,11 @@ asio::awaitable<void> login(std::shared_ptr<ApiContext> context, std::shared_ptr
   asio::co_spawn(executor, (*client)->login(scope), std::move(on_done));
   auto page = co_await asio::co_spawn(handoff->strand, wait_for_page(handoff), asio::use_awaitable);
   HttpResponse reply =
-      page ? json_response(200,
-                           {{"authorizationUrl", *page}, {"timeoutMs", sign_in_timeout.count()}})
-           : error_response(502, "mcp_server_failed",
-                            "sign-in to " + name + " failed: " + page.error().message);
+      page
+          ? json_response(200,
+                          {{"authorizationUrl", *page}, {"timeoutMs", sign_in_timeout.count()}})
+          : error_response(502, "mcp_server_failed",
+                           "sign-in to " + name + " failed: " + base::redact(page.error().message));
   co_await exchange.respond(std::move(reply));
 }
 

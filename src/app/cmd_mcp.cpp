@@ -16,6 +16,7 @@
 #include "app/capabilities_store.hpp"
 #include "app/commands.hpp"
 #include "app/mcp_hub.hpp"
+#include "ava/base/log.hpp"
 
 namespace ava::app {
 namespace {
@@ -25,7 +26,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 int failed(const Error& error, int code = 1) {
-  std::fprintf(stderr, "ava mcp: %s\n", error.message.c_str());
+  // Messages may quote a server's URL or arguments: no credentials.
+  std::fprintf(stderr, "ava mcp: %s\n", base::redact(error.message).c_str());
   return code;
 }
 
@@ -125,14 +127,15 @@ std::optional<bool> signed_in(const CapabilitiesStore& store, const McpServerEnt
 }
 
 std::string describe(const McpServerEntry& entry, const fs::path* project,
-                     std::optional<bool> has_sign_in) {
+                     std::optional<bool> has_sign_in, bool show_secrets) {
   std::string where;
   if (entry.transport == "stdio") {
     where = entry.command;
-    for (const auto& arg : entry.args) where += " " + arg;
+    const auto args = show_secrets ? entry.args : base::redact_arguments(entry.args);
+    for (const auto& arg : args) where += " " + arg;
     for (const auto& [key, value] : entry.env) where += " [env " + key + "]";
   } else {
-    where = entry.url;
+    where = show_secrets ? entry.url : base::redact_url(entry.url);
     for (const auto& [key, value] : entry.headers) where += " [header " + key + "]";
     if (!entry.oauth_client_id.empty()) where += " [OAuth client " + entry.oauth_client_id + "]";
   }
@@ -164,7 +167,8 @@ int list(bool as_json, bool show_secrets, const std::string& project) {
   if (servers->empty()) std::puts("No MCP servers configured (ava mcp add NAME -- COMMAND ...)");
   for (const auto& entry : *servers) {
     std::fputs(
-        describe(entry, project.empty() ? nullptr : &folder, signed_in(*store, entry)).c_str(),
+        describe(entry, project.empty() ? nullptr : &folder, signed_in(*store, entry), show_secrets)
+            .c_str(),
         stdout);
     if (show_secrets) {
       for (const auto& [key, value] : entry.env)
@@ -300,7 +304,8 @@ void add_mcp_commands(CLI::App& cli, CliContext& context) {
   auto list_project = std::make_shared<std::string>();
   auto* list_command = mcp.add_subcommand("list", "List the configured servers (secrets redacted)");
   list_command->add_flag("--json", *list_json, "Print JSON");
-  list_command->add_flag("--show-secrets", *show_secrets, "Print env and header values too");
+  list_command->add_flag("--show-secrets", *show_secrets,
+                         "Print env and header values, arguments and URLs unmasked");
   list_command->add_option("--project", *list_project,
                            "Say whether each is enabled in this folder");
   list_command->callback([&context, list_json, show_secrets, list_project] {

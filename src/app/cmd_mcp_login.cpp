@@ -14,6 +14,8 @@
 #include "app/commands.hpp"
 #include "app/mcp_login.hpp"
 #include "app/stored_credentials.hpp"
+#include "ava/base/log.hpp"
+#include "ava/base/open_url.hpp"
 
 namespace ava::app {
 namespace {
@@ -22,7 +24,8 @@ namespace asio = boost::asio;
 namespace mcp = tool::mcp;
 
 int failed(const Error& error, int code = 1) {
-  std::fprintf(stderr, "ava mcp: %s\n", error.message.c_str());
+  // An error may quote a sign-in URL or a server's answer: masked here.
+  std::fprintf(stderr, "ava mcp: %s\n", base::redact(error.message).c_str());
   return code;
 }
 
@@ -39,14 +42,21 @@ bool has_display() {
   return (x11 != nullptr && *x11 != '\0') || (wayland != nullptr && *wayland != '\0');
 }
 
-// The URL always goes to stderr: on a machine reached over SSH it is the
-// only way to the page (the redirect then needs the port forwarded).
+// The URL always goes to stderr, unmasked: it is the sign-in the person
+// running this asked for, and on a machine reached over SSH the only way to
+// the page (the redirect then needs the port forwarded). It is never
+// logged. The browser (base::open_url) takes only http(s) URLs.
 mcp::UrlOpener printing_opener(std::string name, bool browser) {
-  auto open_browser = browser ? mcp::browser_opener() : mcp::UrlOpener();
-  return [name, open_browser](std::string url) -> asio::awaitable<Result<void>> {
+  return [name, browser](std::string url) -> asio::awaitable<Result<void>> {
+    if (auto checked = base::check_browser_url(url); !checked) co_return checked;
     std::fprintf(stderr, "Sign in to MCP server %s at:\n  %s\n", name.c_str(), url.c_str());
     std::fflush(stderr);
-    if (open_browser) (void)co_await open_browser(url);
+    if (browser) {
+      if (auto opened = base::open_url(url); !opened) {
+        std::fprintf(stderr, "(the browser could not be opened: %s)\n",
+                     opened.error().message.c_str());
+      }
+    }
     co_return Result<void>{};
   };
 }

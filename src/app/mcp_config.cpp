@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ava/base/log.hpp"
 #include "ava/base/text.hpp"
 
 namespace ava::app {
@@ -141,11 +142,14 @@ json to_json(const McpServerEntry& entry, bool show_secrets) {
            {"updatedMs", entry.updated_ms}};
   if (entry.transport == "stdio") {
     out["command"] = entry.command;
-    out["args"] = entry.args;
+    // Servers are often given their key or a database URL on the command
+    // line: flags naming a secret, key-looking values and URL credentials
+    // are masked like env values.
+    out["args"] = show_secrets ? entry.args : base::redact_arguments(entry.args);
     out["env"] = secret_map(entry.env, show_secrets);
     out["cwd"] = entry.cwd;
   } else {
-    out["url"] = entry.url;
+    out["url"] = show_secrets ? entry.url : base::redact_url(entry.url);
     out["headers"] = secret_map(entry.headers, show_secrets);
     if (!entry.oauth_client_id.empty()) {
       out["oauth"] = {{"clientId", entry.oauth_client_id}};

@@ -49,7 +49,8 @@ bool has_own_authorization(const McpServerEntry& entry);
 std::string fingerprint(const McpServerEntry& entry);
 
 // For `ava mcp list` and the API: env and header values are replaced by
-// "<redacted>" unless show_secrets.
+// "<redacted>", and the credentials in args and the url are masked
+// (base::redact_arguments, base::redact_url), unless show_secrets.
 nlohmann::json to_json(const McpServerEntry& entry, bool show_secrets);
 // The API's POST body (also the mcpServers entry shape plus "name").
 Result<McpServerEntry> entry_from_json(const std::string& name, const nlohmann::json& json);

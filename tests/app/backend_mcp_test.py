@@ -86,6 +86,27 @@ def test_mcp_routes(server, home, project_id):
     check(server.request("POST", "/api/mcp/servers", remote).status == 409, "duplicate accepted")
     bad = server.request("POST", "/api/mcp/servers", {"name": "a b", "command": "x"})
     check(bad.status == 400 and "may only use" in bad.json["error"]["message"], bad.raw)
+    # Credentials on the command line or in a URL are masked in listings.
+    leaky = {"name": "leaky", "command": "node",
+             "args": ["server.js", "--api-key", "sk-leaky-0123456789abcdefgh",
+                      "--db=postgres://admin:db-pass-secret@db.example/x", "--token=tok-secret-1",
+                      "plain-arg"]}
+    leaky_url = {"name": "leakyurl",
+                 "url": "https://mcp.example.com/mcp?api_key=url-key-secret&team=a"}
+    for body in (leaky, leaky_url):
+        added = server.request("POST", "/api/mcp/servers", body)
+        check(added.status == 201, added.raw)
+    listing = server.request("GET", "/api/mcp/servers")
+    for secret in (b"sk-leaky", b"db-pass-secret", b"tok-secret-1", b"url-key-secret"):
+        check(secret not in listing.raw, "listed: %s" % secret)
+    by_name = {s["name"]: s for s in listing.json["servers"]}
+    check(by_name["leaky"]["args"] == ["server.js", "--api-key", "[redacted]",
+                                       "--db=postgres://[redacted]@db.example/x",
+                                       "--token=[redacted]", "plain-arg"], by_name["leaky"])
+    check(by_name["leakyurl"]["url"] == "https://mcp.example.com/mcp?api_key=[redacted]&team=a",
+          by_name["leakyurl"])
+    for name in ("leaky", "leakyurl"):
+        server.ok("DELETE", "/api/mcp/servers/" + name)
     failed = server.request("POST", "/api/mcp/servers/remote/test")
     check(failed.status == 502 and failed.json["error"]["code"] == "mcp_server_failed", failed.raw)
     check(server.request("POST", "/api/mcp/servers/nothere/test").status == 404, "unknown test")

@@ -40,6 +40,22 @@ grep -q hunter2 "$work/list.out" && fail "list shows the secret"
 "$ava" mcp list --json --show-secrets | jq -e '.servers[] | select(.name == "fs") | .env.FS_TOKEN == "hunter2-secret"' \
   > /dev/null || fail "list --show-secrets"
 
+# Credentials in arguments and URLs are masked in listings, shown with --show-secrets.
+"$ava" mcp add leaky -- node srv.js --api-key sk-leaky-0123456789abcdef --token=tok-arg-secret \
+  > /dev/null || fail "mcp add leaky"
+"$ava" mcp add leakyurl --url 'https://mcp.example.com/mcp?api_key=url-key-secret' > /dev/null \
+  || fail "mcp add leakyurl"
+"$ava" mcp list > "$work/leaky.out"
+grep -q "^leaky  stdio  node srv.js --api-key \[redacted\] --token=\[redacted\]  (enabled)$" \
+  "$work/leaky.out" || fail "list masks arguments"
+grep -q "^leakyurl  http  https://mcp.example.com/mcp?api_key=\[redacted\]  (enabled)$" \
+  "$work/leaky.out" || fail "list masks the url"
+"$ava" mcp list --json > "$work/leaky-json.out"
+grep -Eq "sk-leaky|tok-arg-secret|url-key-secret" "$work/leaky.out" "$work/leaky-json.out" \
+  && fail "a listing shows a credential"
+"$ava" mcp list --show-secrets | grep -q "tok-arg-secret" || fail "list --show-secrets args"
+"$ava" mcp remove leaky > /dev/null && "$ava" mcp remove leakyurl > /dev/null || fail "remove leaky"
+
 # ava mcp test: name, protocol version, tools; non-zero for a broken server.
 "$ava" mcp test fs > "$work/test.out" || fail "mcp test fs"
 grep -q "^Server: secure-filesystem-server " "$work/test.out" || fail "server name"

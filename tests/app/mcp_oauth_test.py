@@ -30,6 +30,7 @@ import re
 import stat
 import subprocess
 import sys
+import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -75,13 +76,22 @@ def cli_login(home, name="secure"):
     login = subprocess.Popen([AVA, "mcp", "login", name, "--no-browser", "--timeout", "60"],
                              env=home.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
+    # The page is printed for the person under "Sign in to MCP server NAME
+    # at:"; the log line before it (AVA_LOG=info) has its state masked.
     url = None
+    announced = False
     for line in login.stderr:
+        check("state=" not in line or "[redacted]" in line or announced,
+              "a log line holds the sign-in URL: " + line)
+        if line.startswith("Sign in to MCP server %s at:" % name):
+            announced = True
+            continue
         found = re.search(r"(http://\S+/authorize\S*)", line)
-        if found:
+        if announced and found:
             url = found.group(1)
             break
     check(url is not None, "ava mcp login printed no sign-in page")
+    check("[redacted]" not in url, "the printed sign-in page is masked: " + url)
     browse(url)
     out, err = login.communicate(timeout=60)
     check(login.returncode == 0, "ava mcp login: " + err)
@@ -196,6 +206,8 @@ def main():
         # to the backend's listener, and the same conversation works again.
         page = server.ok("POST", "/api/mcp/servers/secure/login", {})
         check(page["authorizationUrl"].startswith(auth.base + "/as/authorize?"), page)
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(page["authorizationUrl"]).query)
+        sign_in_secrets = [query["state"][0], query["code_challenge"][0]]
         browse(page["authorizationUrl"])
         wait_for(lambda: server.ok("GET", "/api/mcp/servers")["servers"][0]["signedIn"], 20,
                  "signedIn after the API sign-in")
@@ -223,6 +235,9 @@ def main():
                                    text=True).stdout)
         for token in secrets:
             check(all(token not in text for text in logs), "a token is in a log")
+        # The sign-in page's state and PKCE challenge are the sign-in itself.
+        for value in sign_in_secrets:
+            check(all(value not in text for text in logs), "the sign-in URL is in a log")
         print("ok   mcp_oauth")
         return 0
     except Exception:
