@@ -6,6 +6,12 @@
 //        [--web DIR (default: web/dist)] [--chromium /usr/bin/chromium] [--headed]
 //
 // Exits non-zero with a message on the first failure; screenshots go to --out.
+//
+// Sign-in: `ava --serve` prints `Ava is serving http://127.0.0.1:PORT/?login=CODE`.
+// The browser opens that link (the server sets the session cookie), the
+// script's own requests carry the browser context's cookies, and after the
+// restart the new code is traded through POST /api/login. A server that
+// prints a plain URL (no login yet) is driven without any of that.
 import { spawn } from "node:child_process";
 import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -87,6 +93,51 @@ function startWithFirstLine(command, args, options, logFile, what) {
   });
 }
 
+/** Clicks the middle of the first occurrence of text inside an element (bare text, not an element of its own). */
+async function clickText(page, locator, text) {
+  const point = await locator.evaluate((element, wanted) => {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.data.indexOf(wanted);
+      if (at < 0) continue;
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + wanted.length);
+      const box = range.getBoundingClientRect();
+      return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    }
+    return null;
+  }, text);
+  check(point, `no text ${JSON.stringify(text)} to click`);
+  await page.mouse.click(point.x, point.y);
+}
+
+/** Records dialogs (dismissing them) and pages opened while `work` runs. */
+async function watchForEscapes(page, work) {
+  const dialogs = [];
+  const opened = [];
+  const onDialog = (dialog) => {
+    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    dialog.dismiss().catch(() => undefined);
+  };
+  const onPage = (other) => opened.push(other);
+  page.on("dialog", onDialog);
+  page.context().on("page", onPage);
+  const url = page.url();
+  try {
+    await work();
+    await sleep(800); // time for a dialog, a navigation or a tab to show up
+  } finally {
+    page.off("dialog", onDialog);
+    page.context().off("page", onPage);
+  }
+  check(dialogs.length === 0, `a dialog opened: ${dialogs.join("; ")}`);
+  check(page.url() === url, `the page navigated to ${page.url()}`);
+  const open = opened.filter((other) => !other.isClosed());
+  check(open.length === 0, `a page stayed open: ${open.map((other) => other.url()).join(", ")}`);
+  check(opened.every((other) => !/^javascript:/i.test(other.url())), "a javascript: page was opened");
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   check(existsSync(path.join(args.web, "index.html")), `no built UI in ${args.web}: run \`npm run build\` first`);
@@ -125,15 +176,21 @@ async function main() {
     const startServer = async (port) => {
       const started = await startWithFirstLine(avaBinary, ["--serve", "--port", String(port), "--no-open"], { env }, path.join(args.out, "server.log"), "ava --serve");
       children.push(started.child);
-      const match = /(http:\/\/127\.0\.0\.1:(\d+))\/?/.exec(started.line);
+      const match = /(http:\/\/127\.0\.0\.1:(\d+))\/?(?:\?login=([A-Za-z0-9_-]+))?/.exec(started.line);
       check(match, `ava --serve printed ${JSON.stringify(started.line)}`);
-      return { child: started.child, url: match[1], port: Number(match[2]) };
+      const code = match[3] ?? null;
+      return { child: started.child, url: match[1], port: Number(match[2]), code, loginUrl: code ? `${match[1]}/?login=${code}` : `${match[1]}/` };
     };
     server = await startServer(0);
-    log("server", server.url);
+    log("server", server.url, server.code ? "(with a login link)" : "(no login link: sign-in checks skipped)");
 
     browser = await chromium.launch({ executablePath: args.chromium, headless: !args.headed, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // Any Content-Security-Policy violation is a failure, whatever the server sends.
+    await context.addInitScript(() => {
+      window.__cspViolations = [];
+      document.addEventListener("securitypolicyviolation", (e) => window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
     page = await context.newPage();
     page.setDefaultTimeout(30000);
     const pageErrors = [];
@@ -142,8 +199,45 @@ async function main() {
       if (message.type() === "error" && !/Failed to load resource|ERR_CONNECTION_REFUSED|net::/.test(message.text())) pageErrors.push(`console: ${message.text()}`);
     });
 
+    // The script's own API calls: the browser's session cookie, as the page sends it.
+    const cookieHeader = async () =>
+      (await context.cookies(server.url)).map((c) => `${c.name}=${c.value}`).join("; ");
+    const apiCall = async (method, route, json) => {
+      const headers = json ? { "Content-Type": "application/json" } : {};
+      const cookie = await cookieHeader();
+      if (cookie) headers.Cookie = cookie;
+      const response = await fetch(server.url + route, { method, headers, body: json ? JSON.stringify(json) : undefined });
+      const text = await response.text();
+      check(response.ok, `${method} ${route} -> ${response.status} ${text.slice(0, 200)}`);
+      return text ? JSON.parse(text) : null;
+    };
+
+    // --- sign-in: nothing without the cookie; the login link sets it once
+    if (server.code) {
+      const bare = await fetch(server.url + "/", { redirect: "manual" });
+      check(bare.status === 401, `/ without a session -> ${bare.status}, not 401`);
+      const api = await fetch(server.url + "/api/projects");
+      const apiBody = await api.json().catch(() => null);
+      check(api.status === 401 && apiBody?.error?.code === "unauthorized", `/api/projects without a session -> ${api.status} ${JSON.stringify(apiBody)}`);
+      const wrong = await fetch(server.url + "/api/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code: "not-the-code" }) });
+      check(wrong.status === 401, `POST /api/login with a wrong code -> ${wrong.status}, not 401`);
+      log("ok: / and the API answer 401 without a session");
+    }
+    const loginResponse = await page.goto(server.loginUrl);
+    check(loginResponse && loginResponse.ok(), `opening the login link -> ${loginResponse?.status()}`);
+    check(new URL(page.url()).pathname === "/" && !page.url().includes("login="), `the login link did not lead to / : ${page.url()}`);
+    await page.getByRole("button", { name: "New project" }).waitFor();
+    if (server.code) {
+      check((await context.cookies(server.url)).some((c) => c.name === `ava_${server.port}` && c.httpOnly && c.sameSite === "Strict"), "no HttpOnly SameSite=Strict session cookie after the login link");
+      const spent = await fetch(server.loginUrl, { redirect: "manual" });
+      check(spent.status === 401, `a spent login link without the cookie -> ${spent.status}, not 401`);
+      const again = await page.goto(server.loginUrl); // spent, but this browser holds a session
+      check(again && again.ok(), `a spent login link with a session -> ${again?.status()}`);
+      await page.getByRole("button", { name: "New project" }).waitFor();
+      log("ok: the login link signs the browser in, once");
+    }
+
     // --- a project and a conversation
-    await page.goto(server.url + "/");
     await page.getByRole("button", { name: "New project" }).click();
     await page.getByLabel("Folder path on the server").fill(project);
     await page.getByRole("button", { name: "Add project" }).click();
@@ -225,13 +319,36 @@ async function main() {
     await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
     log("ok: pause and resume");
 
-    // --- review markers: activity elsewhere marks a conversation; opening it clears the marker
-    const apiCall = async (method, route, json) => {
-      const response = await fetch(server.url + route, { method, headers: json ? { "Content-Type": "application/json" } : {}, body: json ? JSON.stringify(json) : undefined });
-      const text = await response.text();
-      check(response.ok, `${method} ${route} -> ${response.status} ${text.slice(0, 200)}`);
-      return text ? JSON.parse(text) : null;
+    // --- links in an answer: javascript: in any disguise is text, clicking it does nothing;
+    // an image is a link to its address and is never fetched
+    const fetched = [];
+    const onRequest = (request) => {
+      if (request.url().includes("127.0.0.1:9/")) fetched.push(request.url());
     };
+    page.on("request", onRequest);
+    const hostile = "links: [jslink](javascript:alert(1)) [tablink](<java\tscript:alert(2)>) [entlink](&#106;avascript:alert(3)) " +
+      "[pctlink](javascript%3Aalert(4)) <javascript:alert(5)> <img src=x onerror=alert(6)> ![leak](http://127.0.0.1:9/leak.png) [safe](https://example.com/)";
+    await composer.fill(hostile);
+    await composer.press("Enter");
+    const answer = list.locator(".msg.assistant:not(.live)", { hasText: "echo: links:" });
+    await answer.waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    const anchors = await answer.locator("a").evaluateAll((all) => all.map((a) => [a.textContent, a.protocol, a.href]));
+    check(
+      JSON.stringify(anchors.map(([text, protocol]) => [text, protocol])) === JSON.stringify([["http://127.0.0.1:9/leak.png", "http:"], ["safe", "https:"]]),
+      `the answer's links: ${JSON.stringify(anchors)}`,
+    );
+    check((await answer.locator("img").count()) === 0, "an image in the answer was rendered as an image");
+    check((await answer.innerText()).includes("<img src=x onerror=alert(6)>"), "raw HTML in the answer is not shown as text");
+    await watchForEscapes(page, async () => {
+      for (const text of ["jslink", "tablink", "entlink", "pctlink", "javascript:alert(5)", "onerror=alert(6)"]) await clickText(page, answer, text);
+    });
+    page.off("request", onRequest);
+    check(fetched.length === 0, `the page fetched what an answer pointed at: ${fetched.join(", ")}`);
+    await screenshot("hostile-links");
+    log("ok: javascript: links in an answer are text and clicking them does nothing; images are not loaded");
+
+    // --- review markers: activity elsewhere marks a conversation; opening it clears the marker
     const projects = (await apiCall("GET", "/api/projects")).projects;
     const other = await apiCall("POST", "/api/conversations", { projectId: projects[0].id, title: "Background work" });
     await apiCall("POST", `/api/conversations/${other.id}/input`, { text: "marker please" });
@@ -289,6 +406,18 @@ async function main() {
     }
     check(restarted, "could not restart the server on the same port");
     server = restarted;
+    if (server.code) {
+      // Sessions end with the process: the page says how to sign in, keeping what it shows.
+      await page.getByTestId("signed-out").filter({ hasText: "Not signed in" }).waitFor();
+      check((await page.getByTestId("signed-out").innerText()).includes("ava backend open"), "the sign-in screen does not say how to sign in");
+      await screenshot("signed-out");
+      // The new code traded by a script (POST /api/login) into this browser's cookie jar.
+      const login = await context.request.post(server.url + "/api/login", { data: { code: server.code } });
+      check(login.status() === 204, `POST /api/login -> ${login.status()}`);
+      const reused = await context.request.post(server.url + "/api/login", { data: { code: server.code } });
+      check(reused.status() === 401, `POST /api/login with a spent code -> ${reused.status()}, not 401`);
+      log("ok: the page asked for a sign-in after the restart; POST /api/login gave one");
+    }
     // Input that lands before the page is back: it must arrive through ?after=<lastSeq>.
     await apiCall("POST", `/api/conversations/${conversationId}/input`, { text: "during the outage" });
     await page.getByTestId("connection").filter({ hasText: "Reconnected" }).waitFor();
@@ -315,6 +444,9 @@ async function main() {
     await screenshot("replayed");
     log("ok: resumed view equals a fresh replay");
 
+    // An HTTP MCP server to sign in to (below); nothing connects to its address.
+    await apiCall("POST", "/api/mcp/servers", { name: "remote", type: "http", url: "http://127.0.0.1:9/mcp", enabled: false });
+
     // --- settings lists providers, never keys
     await page.getByRole("button", { name: "Settings" }).click();
     await page.locator('tr[data-provider="anthropic"]', { hasText: "configured" }).waitFor();
@@ -339,6 +471,25 @@ async function main() {
     await page.getByRole("button", { name: "Forget the saved key of house" }).click();
     await page.locator('tr[data-provider="house"]', { hasText: "not configured" }).waitFor();
     log("ok: provider added and its key forgotten");
+
+    // --- a sign-in page that is not http(s) is never opened (the server's answer replaced)
+    const remoteRow = page.locator('tr[data-mcp-server="remote"]');
+    await remoteRow.waitFor();
+    const loginRoute = "**/api/mcp/servers/remote/login";
+    await page.route(loginRoute, (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ authorizationUrl: "javascript:alert(document.cookie)", timeoutMs: 300000 }) }),
+    );
+    await watchForEscapes(page, async () => {
+      await remoteRow.getByRole("button", { name: "Sign in" }).click();
+      await remoteRow.getByRole("status").filter({ hasText: "not an http(s) address" }).waitFor();
+    });
+    check((await remoteRow.locator("a").count()) === 0, "a link to the javascript: sign-in page is shown");
+    await page.unroute(loginRoute);
+    await screenshot("javascript-sign-in-refused");
+    page.once("dialog", (dialog) => dialog.accept());
+    await remoteRow.getByRole("button", { name: "Remove remote" }).click();
+    await remoteRow.waitFor({ state: "detached" });
+    log("ok: a javascript: sign-in page opens nothing");
 
     // --- an MCP server (@modelcontextprotocol/server-filesystem) added, tested,
     // switched off and removed from the settings page; its secret never shows
@@ -386,6 +537,8 @@ async function main() {
     // A figure for docs/performance.md, not a pass/fail line: this machine is shared and noisy.
     await screenshot("bench-5000");
 
+    const violations = await page.evaluate(() => window.__cspViolations ?? []);
+    check(violations.length === 0, `Content-Security-Policy violations: ${violations.join("; ")}`);
     check(pageErrors.length === 0, `errors in the page:\n${pageErrors.join("\n")}`);
     log("PASS");
     return 0;
