@@ -7,6 +7,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "ava/base/json.hpp"
 #include "core.hpp"
 
 namespace ava::agent {
@@ -45,7 +46,7 @@ std::vector<llm::ToolCallBlock> tool_calls_of(const llm::Message& message) {
 }
 
 std::string activity_label(const llm::ToolCallBlock& call) {
-  const json arguments = json::parse(call.arguments, nullptr, false);
+  const json arguments = base::parse_json(call.arguments).value_or(json());
   auto field = [&](const char* name) -> std::string {
     if (!arguments.is_object()) return {};
     const auto it = arguments.find(name);
@@ -120,13 +121,16 @@ asio::awaitable<session::ToolResult> AgentCore::run_tool(const std::string& turn
         error_result(turn_id, step, call, session::ToolStatus::error,
                      fmt::format("Unknown tool {}. Available tools: {}.", call.name, names)));
   }
-  json arguments =
-      json::parse(call.arguments.empty() ? std::string("{}") : call.arguments, nullptr, false);
-  if (arguments.is_discarded() || !arguments.is_object()) {
-    co_return finish(error_result(turn_id, step, call, session::ToolStatus::error,
-                                  fmt::format("The arguments of {} are not a JSON object: {}",
-                                              call.name, first_line(call.arguments, 200))));
+  // The model's JSON is untrusted like any peer's: nesting is bounded.
+  auto parsed = base::parse_json(call.arguments.empty() ? std::string_view("{}") : call.arguments);
+  if (!parsed || !parsed->is_object()) {
+    co_return finish(
+        error_result(turn_id, step, call, session::ToolStatus::error,
+                     fmt::format("The arguments of {} are not a JSON object{}: {}", call.name,
+                                 parsed ? "" : " (" + parsed.error().message + ")",
+                                 first_line(call.arguments, 200))));
   }
+  json arguments = std::move(*parsed);
 
   auto invoking = cancellable(tool::invoke(*tool, arguments, tool_context_));
   Result<tool::ToolResult> outcome = co_await std::move(invoking);

@@ -28,6 +28,7 @@
 #include "ava/agent/prompt.hpp"
 #include "ava/base/id.hpp"
 #include "ava/llm/catalog.hpp"
+#include "ava/proc/environment.hpp"
 
 namespace ava::app {
 namespace {
@@ -140,6 +141,7 @@ int run_prompt(const PromptFlags& flags) {
   auto loaded = llm::load_settings(*home);
   if (!loaded) return fail_with(loaded.error().message, 2);
   auto settings = std::make_shared<const llm::Settings>(std::move(*loaded));
+  proc::set_kept_variables(settings->child_environment_keep);
 
   std::error_code ec;
   fs::path cwd = flags.cwd.empty() ? fs::current_path(ec) : fs::path(flags.cwd);

@@ -1,5 +1,7 @@
 #include "app/settings_source.hpp"
 
+#include "ava/proc/environment.hpp"
+
 #include <utility>
 
 namespace ava::app {
@@ -7,7 +9,11 @@ namespace ava::app {
 SettingsSource::SettingsSource(base::Home home, llm::Settings initial)
     : home_(std::move(home)),
       env_(initial.env),
-      current_(std::make_shared<const llm::Settings>(std::move(initial))) {}
+      current_(std::make_shared<const llm::Settings>(std::move(initial))) {
+  // Children (bash, MCP servers) keep the secret-looking variables the
+  // user named in settings.json "childEnvironment".
+  proc::set_kept_variables(current_->child_environment_keep);
+}
 
 std::shared_ptr<const llm::Settings> SettingsSource::current() const {
   std::scoped_lock lock(snapshot_mutex_);
@@ -17,6 +23,7 @@ std::shared_ptr<const llm::Settings> SettingsSource::current() const {
 Result<void> SettingsSource::reload() {
   AVA_TRY(auto loaded, llm::load_settings(home_, env_));
   auto next = std::make_shared<const llm::Settings>(std::move(loaded));
+  proc::set_kept_variables(next->child_environment_keep);
   std::scoped_lock lock(snapshot_mutex_);
   current_ = std::move(next);
   return {};

@@ -912,6 +912,27 @@ def test_out_of_descriptors_pauses_accepting():
         home.cleanup()
 
 
+def test_children_get_no_secrets_but_those_kept():
+    fake = FakeProvider(FAKE)
+    home = Home(fake)
+    home.env.update({"FOO_TOKEN": "kept-value", "BAR_TOKEN": "hidden-value", "PLAIN_NAME": "plain"})
+    with open(os.path.join(home.root, "settings.json"), "w") as f:
+        json.dump({"childEnvironment": {"keep": ["FOO_TOKEN"]}}, f)
+    server = Server(home, [BACKEND, "--port", "0"])
+    try:
+        project = server.ok("POST", "/api/projects", {"path": home.project})
+        conversation = new_conversation(server, project["id"])
+        stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+        send(server, conversation, "bash: echo [$FOO_TOKEN][$BAR_TOKEN][$PLAIN_NAME][${ANTHROPIC_API_KEY}]")
+        text = final_text(stream.wait_until(count_turn_ends(1)))
+        stream.close()
+        check(text == "done: [kept-value][][plain][]", text)
+    finally:
+        server.stop()
+        fake.stop()
+        home.cleanup()
+
+
 TESTS = [(name, fn) for name, fn in list(globals().items()) if name.startswith("test_")]
 
 if __name__ == "__main__":
