@@ -36,6 +36,12 @@ Result<nlohmann::json> parse_json(std::string_view text, const JsonLimits& limit
                                                " bytes is over the limit of " +
                                                std::to_string(limits.max_bytes));
   }
+  // nlohmann's lexer takes a NUL for the end of the input and would return
+  // what came before it; valid JSON never holds a raw NUL.
+  if (text.find('\0') != std::string_view::npos) {
+    return fail(ErrorCode::parse, "invalid JSON: a NUL byte at byte " +
+                                      std::to_string(text.find('\0')));
+  }
   // Counted before parsing: nlohmann's parser itself is iterative, but the
   // value it builds would be copied and dumped recursively.
   if (json_depth(text, limits.max_depth) > limits.max_depth) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/json.hpp"
+
 #include "session/codec_paths.hpp"
 #include "session/content_codec.hpp"
 #include "session/field_reader.hpp"
@@ -12,6 +14,11 @@
 namespace ava::session {
 
 namespace {
+
+// Deeper than any event Ava writes (tool arguments are bounded at 64 levels
+// when the model sends them), shallow enough to decode without recursion
+// trouble.
+constexpr std::size_t max_event_depth = 256;
 
 using nlohmann::json;
 
@@ -300,9 +307,12 @@ Result<Event> decode(const json& object) {
 }
 
 Result<Event> decode_line_dom(std::string_view line) {
-  json object = json::parse(line, nullptr, false);
-  if (object.is_discarded()) return fail(ErrorCode::parse, "event is not valid JSON");
-  return decode(object);
+  // A log is read back after a crash and may come from anywhere: a record
+  // nested deeper than any event Ava writes is refused (decoding copies the
+  // value recursively), not followed down the stack.
+  auto object = base::parse_json(line, {.max_depth = max_event_depth});
+  if (!object) return fail(ErrorCode::parse, "event is not valid JSON: " + object.error().message);
+  return decode(*object);
 }
 
 bool decode_line_fast(std::string_view line, Event& event) {

@@ -19,6 +19,9 @@ TEST_CASE("parse_json decodes a document and reports where malformed text breaks
   CHECK(bad.error().message.find("byte") != std::string::npos);
   CHECK_FALSE(parse_json("").has_value());
   CHECK_FALSE(parse_json("\"\xff\"").has_value());  // not UTF-8
+  // A raw NUL ends nothing: the text after it must not be ignored.
+  CHECK_FALSE(parse_json(std::string_view("1\0x", 3)).has_value());
+  CHECK_FALSE(parse_json(std::string_view("{\"a\":1}\0junk", 12)).has_value());
 }
 
 TEST_CASE("parse_json refuses nesting past the limit before building anything", "[json]") {

@@ -112,3 +112,21 @@ TEST_CASE("the fast JSON writer matches nlohmann's output", "[codec]") {
     CHECK(encode_line(event) == expected + "\n");
   }
 }
+
+TEST_CASE("a record nested far deeper than any event is a parse error, not a stack overflow",
+          "[codec][security]") {
+  // Decoding copies unknown fields recursively; a log read after a crash may
+  // hold anything, so the depth is bounded before any value is built.
+  const std::string deep = R"({"seq":1,"ts":0,"type":"turn_start","turn_id":"t","x":)" +
+                           std::string(300000, '[') + std::string(300000, ']') + "}";
+  auto refused = ava::session::decode_line(deep);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code == ava::ErrorCode::parse);
+  const std::string unknown = R"({"seq":1,"ts":0,"type":"from_the_future","x":)" +
+                              std::string(300000, '{') + "}";
+  CHECK_FALSE(ava::session::decode_line(unknown).has_value());
+  // Moderately nested extra fields still round-trip.
+  const std::string nested = R"({"seq":1,"ts":0,"type":"turn_start","turn_id":"t","x":)" +
+                             std::string(100, '[') + std::string(100, ']') + "}";
+  CHECK(ava::session::decode_line(nested).has_value());
+}

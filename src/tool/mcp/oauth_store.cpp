@@ -44,8 +44,10 @@ Result<OAuthCredentials> OAuthCredentials::from_json(const json& value) {
   out.resource_metadata = base::json_value(value, "resource_metadata", json());
   out.server_metadata = base::json_value(value, "server_metadata", json());
   // Seconds since the epoch; bounded so the conversion to the clock's
-  // nanoseconds cannot overflow (year 9999 at most).
-  constexpr std::int64_t latest = 253'402'300'799;
+  // int64 nanoseconds cannot overflow (they end in the year 2262).
+  constexpr std::int64_t latest =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::duration::max())
+          .count();
   if (const auto at = base::json_field<std::int64_t>(value, "expires_at");
       at && *at >= 0 && *at <= latest) {
     out.expires_at = std::chrono::system_clock::time_point(std::chrono::seconds(*at));
