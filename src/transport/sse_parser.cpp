@@ -95,6 +95,12 @@ Result<void> SseParser::process_line(std::string_view line, std::vector<SseEvent
     dispatch(out);
     return {};
   }
+  // Every line, not only data: a field line that arrived whole in one large
+  // chunk was never counted against the frame limit on its way in.
+  if (line.size() > max_frame_bytes_) {
+    return fail(ErrorCode::limit_exceeded,
+                fmt::format("SSE line longer than {} bytes", max_frame_bytes_));
+  }
   if (line.front() == ':') return {};  // comment, e.g. a keep-alive
   std::string_view field = line;
   std::string_view value;

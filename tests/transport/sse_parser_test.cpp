@@ -180,3 +180,15 @@ TEST_CASE("sse many short data lines also count against the frame limit", "[sse]
   REQUIRE_FALSE(fed.has_value());
   CHECK(fed.error().code == ava::ErrorCode::limit_exceeded);
 }
+
+TEST_CASE("sse field lines of any kind are bounded, not only data", "[sse][security]") {
+  // Whole in one chunk: the line was never counted on its way in.
+  for (const std::string field : {"event: ", "id: ", "x-unknown: ", ": "}) {
+    INFO(field);
+    const std::string body = field + std::string(200, 'a') + "\ndata: x\n\n";
+    auto refused = parse_sse(body, 64);
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().code == ava::ErrorCode::limit_exceeded);
+  }
+  CHECK(parse_sse("event: " + std::string(40, 'a') + "\ndata: x\n\n", 64).has_value());
+}
