@@ -30,7 +30,7 @@ std::size_t json_depth(std::string_view text, std::size_t stop_after) {
   return deepest;
 }
 
-Result<nlohmann::json> parse_json(std::string_view text, const JsonLimits& limits) {
+Result<void> check_json_text(std::string_view text, const JsonLimits& limits) {
   if (text.size() > limits.max_bytes) {
     return fail(ErrorCode::limit_exceeded, "JSON document of " + std::to_string(text.size()) +
                                                " bytes is over the limit of " +
@@ -38,9 +38,8 @@ Result<nlohmann::json> parse_json(std::string_view text, const JsonLimits& limit
   }
   // nlohmann's lexer takes a NUL for the end of the input and would return
   // what came before it; valid JSON never holds a raw NUL.
-  if (text.find('\0') != std::string_view::npos) {
-    return fail(ErrorCode::parse, "invalid JSON: a NUL byte at byte " +
-                                      std::to_string(text.find('\0')));
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+    return fail(ErrorCode::parse, "invalid JSON: a NUL byte at byte " + std::to_string(nul));
   }
   // Counted before parsing: nlohmann's parser itself is iterative, but the
   // value it builds would be copied and dumped recursively.
@@ -48,6 +47,11 @@ Result<nlohmann::json> parse_json(std::string_view text, const JsonLimits& limit
     return fail(ErrorCode::limit_exceeded,
                 "JSON nested deeper than " + std::to_string(limits.max_depth) + " levels");
   }
+  return {};
+}
+
+Result<nlohmann::json> parse_json(std::string_view text, const JsonLimits& limits) {
+  AVA_TRY_VOID(check_json_text(text, limits));
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& error) {

@@ -30,10 +30,12 @@ json error_json(const StreamError& error) {
 }
 
 json arguments_json(const std::string& arguments) {
-  // The model's text: kept as a string unless it is JSON of sane depth.
-  auto parsed = base::parse_json(arguments);
-  if (!parsed) return arguments;
-  return std::move(*parsed);
+  // The model's text: kept as a string unless it is JSON of sane depth,
+  // parsed in its own key order.
+  if (!base::check_json_text(arguments)) return arguments;
+  auto parsed = json::parse(arguments, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return arguments;
+  return parsed;
 }
 
 template <class... Ts>

@@ -21,7 +21,7 @@ is needed until the server is added with `--client-id`/`--client-secret`,
 then signs in as that client (the secret never printed); changing the
 client id drops the sign-in.
 
-    mcp_oauth_test.py AVA AVA_BACKEND FAKE_PROVIDER OAUTH_SERVER_PY [sign_in|preregistered]
+    mcp_oauth_test.py AVA AVA_BACKEND FAKE_PROVIDER OAUTH_SERVER_PY [sign_in|preregistered|hostile_metadata]
 """
 
 import json
@@ -159,9 +159,46 @@ def preregistered():
         home.cleanup()
 
 
+def hostile_metadata():
+    """Metadata from an authorization server is a peer's: a javascript:
+    sign-in page, a plain-http one on another host or a foreign issuer stops
+    the sign-in, through the CLI and through the real backend's login route,
+    and no sign-in page is handed on."""
+    cases = [("--authorization-endpoint", "javascript:alert(document.cookie)", "authorization_endpoint"),
+             ("--authorization-endpoint", "http://evil.example/authorize", "authorization_endpoint"),
+             ("--issuer", "https://elsewhere.example/as", "issuer")]
+    for flag, value, field in cases:
+        auth = AuthServer(flag, value)
+        fake = FakeProvider(FAKE)
+        home = Home(fake)
+        server = None
+        try:
+            check(ava(home, "mcp", "add", "evil", "--url", auth.base + "/mcp").returncode == 0, "add")
+            login = ava(home, "mcp", "login", "evil", "--no-browser", "--timeout", "10")
+            said = login.stdout + login.stderr
+            check(login.returncode != 0, "ava mcp login accepted %s %s: %s" % (flag, value, said))
+            check("Sign in to MCP server" not in said, "a sign-in page was offered: " + said)
+            check(field in said, "the refusal does not name %s: %s" % (field, said))
+            server = Server(home, [BACKEND, "--port", "0"])
+            reply = server.request("POST", "/api/mcp/servers/evil/login", {})
+            check(reply.status >= 400 and reply.json and "authorizationUrl" not in reply.json,
+                  "the login route answered %d: %s" % (reply.status, reply.raw[:300]))
+            check(field in reply.json["error"]["message"], reply.raw[:300])
+        finally:
+            if server:
+                server.stop()
+            fake.stop()
+            auth.stop()
+            home.cleanup()
+    print("ok   mcp_oauth hostile_metadata")
+    return 0
+
+
 def main():
     if SCENARIO == "preregistered":
         return preregistered()
+    if SCENARIO == "hostile_metadata":
+        return hostile_metadata()
     auth = AuthServer()
     fake = FakeProvider(FAKE)
     home = Home(fake)

@@ -144,8 +144,13 @@ def test_api_switches_reach_new_conversations():
                     ("PUT", "/api/skills/lint", {"enabled": False}, 404),  # not a user skill
                     ("PUT", "/api/skills/deploy", {}, 400),
                     ("PUT", "/api/skills/deploy", {"enabled": "no"}, 400),
-                    ("PUT", "/api/skills/deploy", "not json", 400)]:
-                answer = server.request(method, path, body)
+                    ("PUT", "/api/skills/deploy", "not json", 400),
+                    # A body must say it is JSON (the fence, docs/security.md).
+                    ("PUT", "/api/skills/deploy", "not json", 415)]:
+                # The malformed body is sent as JSON once, then without a type.
+                typed = isinstance(body, str) and status == 400
+                answer = server.request(method, path, body,
+                                        headers={"Content-Type": "application/json"} if typed else None)
                 check(answer.status == status and answer.json["error"]["code"] and
                       answer.json["error"]["message"], "%s %s -> %d %s" % (
                           method, path, answer.status, answer.raw[:200]))

@@ -122,8 +122,8 @@ TEST_CASE("a record nested far deeper than any event is a parse error, not a sta
   auto refused = ava::session::decode_line(deep);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code == ava::ErrorCode::parse);
-  const std::string unknown = R"({"seq":1,"ts":0,"type":"from_the_future","x":)" +
-                              std::string(300000, '{') + "}";
+  const std::string unknown =
+      R"({"seq":1,"ts":0,"type":"from_the_future","x":)" + std::string(300000, '{') + "}";
   CHECK_FALSE(ava::session::decode_line(unknown).has_value());
   // Moderately nested extra fields still round-trip.
   const std::string nested = R"({"seq":1,"ts":0,"type":"turn_start","turn_id":"t","x":)" +

@@ -28,6 +28,11 @@ struct JsonLimits {
 // parsing (strings skipped); stops counting past `stop_after`.
 std::size_t json_depth(std::string_view text, std::size_t stop_after);
 
+// What parse_json checks before parsing (size, a raw NUL, nesting), for a
+// caller that parses into another type, such as nlohmann::ordered_json to
+// keep a peer's key order.
+Result<void> check_json_text(std::string_view text, const JsonLimits& limits = {});
+
 // Parses untrusted JSON: parse error (with the byte offset) for malformed
 // text, limit_exceeded for a document over max_bytes or nested deeper than
 // max_depth. Never throws.

@@ -33,6 +33,17 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 NO_REGISTRATION = "--no-registration" in sys.argv
+
+
+def option(name):
+    """The value after `name` on the command line, or None."""
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
+
+
+# Hostile metadata for the security tests: an authorization endpoint such as
+# javascript:..., or an issuer that is not the one the metadata is for.
+AUTHORIZATION_ENDPOINT = option("--authorization-endpoint")
+ISSUER = option("--issuer")
 LOCK = threading.Lock()
 RELEASE = threading.Event()
 STATE = {
@@ -101,8 +112,8 @@ class Handler(BaseHTTPRequestHandler):
         if url.path == "/.well-known/oauth-authorization-server/as":
             issuer = self.base + "/as"
             return self.send(200, {
-                "issuer": issuer,
-                "authorization_endpoint": issuer + "/authorize",
+                "issuer": ISSUER or issuer,
+                "authorization_endpoint": AUTHORIZATION_ENDPOINT or issuer + "/authorize",
                 "token_endpoint": issuer + "/token",
                 **({} if NO_REGISTRATION else {"registration_endpoint": issuer + "/register"}),
                 "response_types_supported": ["code"],
