@@ -6,6 +6,7 @@
 
 #include "app/http_server.hpp"
 #include "app/login_gate.hpp"
+#include "ava/base/constant_time.hpp"
 #include "ava/base/text.hpp"
 #include "ava/protocol/wire.hpp"
 
@@ -62,17 +63,6 @@ HttpResponse unauthorized(const HttpRequest& request) {
 <body><h1>Ava</h1><p>This page needs a login link. Open the link that <code>ava --serve</code>
 printed when it started, or run <code>ava backend open</code> for a new one.</p></body></html>
 )"};
-}
-
-// Compares in time that depends only on the expected length, so response
-// timing does not reveal how much of a guessed token was right.
-bool constant_time_equal(std::string_view given, std::string_view expected) {
-  unsigned char difference = given.size() == expected.size() ? 0 : 1;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const char g = i < given.size() ? given[i] : '\0';
-    difference |= static_cast<unsigned char>(g ^ expected[i]);
-  }
-  return difference == 0;
 }
 
 }  // namespace
@@ -203,7 +193,7 @@ std::optional<HttpResponse> Fence::check(const HttpRequest& request) const {
     constexpr std::string_view scheme = "Bearer ";
     const bool has_scheme = authorization.size() > scheme.size() &&
                             base::ascii_lower(authorization.substr(0, scheme.size())) == "bearer ";
-    if (has_scheme && constant_time_equal(authorization.substr(scheme.size()), *token)) {
+    if (has_scheme && base::constant_time_equal(authorization.substr(scheme.size()), *token)) {
       return std::nullopt;
     }
   }

@@ -3,21 +3,9 @@
 #include <algorithm>
 
 #include "app/runtime_files.hpp"
+#include "ava/base/constant_time.hpp"
 
 namespace ava::app {
-namespace {
-
-// Compares in time that depends only on the expected length.
-bool same_secret(std::string_view given, std::string_view expected) {
-  unsigned char difference = given.size() == expected.size() ? 0 : 1;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const char g = i < given.size() ? given[i] : '\0';
-    difference |= static_cast<unsigned char>(g ^ expected[i]);
-  }
-  return difference == 0;
-}
-
-}  // namespace
 
 Result<std::string> LoginGate::issue_code(bool lasting) {
   AVA_TRY(std::string code, new_bearer_token());
@@ -53,7 +41,7 @@ bool LoginGate::admits(std::string_view cookie_header) const {
   if (given.empty()) return false;
   std::lock_guard lock(mutex_);
   bool found = false;
-  for (const auto& session : sessions_) found |= same_secret(given, session);
+  for (const auto& session : sessions_) found |= base::constant_time_equal(given, session);
   return found;
 }
 
