@@ -24,20 +24,16 @@ HttpResponse to_app() {
 }
 
 HttpResponse spent_link() {
-  return HttpResponse{
-      .status = 401, .content_type = "text/html; charset=utf-8", .body = R"(<!doctype html>
-<html><head><meta charset="utf-8"><title>Ava: sign in</title></head>
-<body><h1>Ava</h1><p>This login link was already used or has expired. Run
-<code>ava backend open</code> (or restart <code>ava --serve</code>) for a new one.</p></body></html>
-)"};
+  return HttpResponse{.status = 401,
+                      .content_type = "text/html; charset=utf-8",
+                      .body = sign_in_page("This login link was already used or has expired.")};
 }
 
 // GET /?login=CODE: the browser's side of the trade, answered with a
 // redirect so the code leaves the address bar and the history.
 HttpResponse login_link(LoginGate& gate, const HttpRequest& request) {
-  const auto code = request.query_value("login");
-  if (code) {
-    if (auto session = gate.redeem(*code)) return with_cookie(gate, *session, to_app());
+  if (auto session = gate.redeem(request.query.at("login"))) {
+    return with_cookie(gate, *session, to_app());
   }
   if (gate.admits(request.header("cookie"))) return to_app();
   return spent_link();
@@ -75,8 +71,8 @@ void add_login_routes(Router& router, const std::shared_ptr<ApiContext>& context
   router.add(
       "GET", "/",
       [gate, static_files = std::move(static_files)](Exchange& exchange) -> asio::awaitable<void> {
-        // The fence let `/` through without a secret only with ?login=.
-        if (exchange.request().query.contains("login")) {
+        // The fence let `/` through without a secret only as the login link.
+        if (is_login_request(exchange.request())) {
           HttpResponse reply = login_link(*gate, exchange.request());
           co_await exchange.respond(std::move(reply));
         } else {

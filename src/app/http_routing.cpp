@@ -57,12 +57,9 @@ HttpResponse unauthorized(const HttpRequest& request) {
     refusal.headers.emplace_back("WWW-Authenticate", "Bearer");
     return refusal;
   }
-  return HttpResponse{
-      .status = 401, .content_type = "text/html; charset=utf-8", .body = R"(<!doctype html>
-<html><head><meta charset="utf-8"><title>Ava: sign in</title></head>
-<body><h1>Ava</h1><p>This page needs a login link. Open the link that <code>ava --serve</code>
-printed when it started, or run <code>ava backend open</code> for a new one.</p></body></html>
-)"};
+  return HttpResponse{.status = 401,
+                      .content_type = "text/html; charset=utf-8",
+                      .body = sign_in_page("This page needs a login link.")};
 }
 
 }  // namespace

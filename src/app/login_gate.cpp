@@ -53,6 +53,15 @@ std::string LoginGate::login_url(const std::string& code) const {
   return "http://127.0.0.1:" + std::to_string(port_) + "/?login=" + code;
 }
 
+std::string sign_in_page(std::string_view why) {
+  return std::string(R"(<!doctype html>
+<html><head><meta charset="utf-8"><title>Ava: sign in</title></head>
+<body><h1>Ava</h1><p>)") +
+         std::string(why) + R"( Open the link that <code>ava --serve</code> printed when it
+started, or run <code>ava backend open</code> for a new one.</p></body></html>
+)";
+}
+
 std::string_view cookie_value(std::string_view header, std::string_view name) {
   while (!header.empty()) {
     const std::size_t end = std::min(header.find(';'), header.size());

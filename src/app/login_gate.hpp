@@ -48,6 +48,10 @@ class LoginGate {
   std::deque<std::string> sessions_;  // oldest first; the oldest goes past max_sessions
 };
 
+// The page a browser gets instead of the app while it holds no session:
+// `why` in a sentence, then how to get a login link.
+std::string sign_in_page(std::string_view why);
+
 // The value of cookie `name` in a Cookie header ("a=1; b=2"); empty if absent.
 std::string_view cookie_value(std::string_view header, std::string_view name);
 

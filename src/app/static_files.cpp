@@ -78,20 +78,26 @@ Result<std::filesystem::path> resolve_static_file(const std::filesystem::path& r
     relative /= segment;
   }
   if (relative.empty()) relative = "index.html";
-  std::error_code ec;
-  std::filesystem::path file = root / relative;
-  if (!std::filesystem::is_regular_file(file, ec)) {
-    if (relative.has_extension()) return missing();
-    file = root / "index.html";  // a client-side route
-  }
   // The real path decides, not the spelling: a symlink inside the bundle
   // that points elsewhere is outside the root.
-  const std::filesystem::path real = std::filesystem::canonical(file, ec);
-  if (ec) return missing();
-  auto [root_end, real_end] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
-  if (root_end != root.end() || real_end == real.end()) return missing();
-  if (!std::filesystem::is_regular_file(real, ec) || !static_content_type(real)) return missing();
-  return real;
+  auto inside =
+      [&root](const std::filesystem::path& candidate) -> std::optional<std::filesystem::path> {
+    std::error_code ec;
+    const std::filesystem::path real = std::filesystem::canonical(candidate, ec);
+    if (ec) return std::nullopt;
+    auto [root_end, real_end] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+    if (root_end != root.end() || real_end == real.end()) return std::nullopt;
+    if (!std::filesystem::is_regular_file(real, ec) || !static_content_type(real)) {
+      return std::nullopt;
+    }
+    return real;
+  };
+  if (auto real = inside(root / relative)) return *real;
+  // A client-side route: a path without an extension that names no file.
+  if (!relative.has_extension()) {
+    if (auto index = inside(root / "index.html")) return *index;
+  }
+  return missing();
 }
 
 Handler static_files(std::optional<std::filesystem::path> root) {
