@@ -1,23 +1,45 @@
-# The dependency direction of the brief, enforced at configure time:
-#   app -> agent -> {session, llm, tool} -> {transport, proc, base}
-#   app -> protocol;  desktop -> protocol + transport (never agent)
-# session uses llm's provider-neutral message types for context reconstruction.
-# A package may link only the packages listed here, and no core package may
-# reach Qt or the application packages, directly or through another target.
+# The one list of packages, in dependency order (src/ and tests/ add their
+# folders from it; the include check reads it), and the dependency direction
+# of the brief, enforced at configure time by target links and by the include
+# check (tests/architecture/check_includes.cmake):
+#
+#   app (the mains) -> cli -> server -> {capabilities, httpd, registry, machine}
+#   capabilities -> {agent, mcp, store};  mcp -> {oauth, tool}
+#   agent -> {session, llm, tool} -> {transport, proc, base}
+#   desktop -> protocol + transport (never agent)
+#
+# A package may link and include only the packages listed for it (each edge
+# listed is one the code uses), and no core package may reach Qt or the
+# application packages, directly or through another target. `app` is not a
+# library: src/app holds the two binaries' mains, and its entry here is for
+# the include check.
+set(AVA_PACKAGE_ORDER
+  base proc transport llm session tool oauth mcp agent protocol
+  store registry machine httpd capabilities server cli desktop)
 
 set(AVA_ALLOWED_base "")
 set(AVA_ALLOWED_proc base)
 set(AVA_ALLOWED_transport base)
 set(AVA_ALLOWED_llm transport base)
+# session uses llm's provider-neutral message types for context reconstruction.
 set(AVA_ALLOWED_session llm base)
-set(AVA_ALLOWED_tool proc transport base)
+set(AVA_ALLOWED_tool proc base)
+set(AVA_ALLOWED_oauth transport base)
+set(AVA_ALLOWED_mcp oauth tool proc transport base)
 set(AVA_ALLOWED_agent session llm tool proc transport base)
 set(AVA_ALLOWED_protocol session llm base)
-set(AVA_ALLOWED_app agent protocol session llm tool proc transport base)
+set(AVA_ALLOWED_store base)
+set(AVA_ALLOWED_registry protocol proc base)
+set(AVA_ALLOWED_machine base)
+set(AVA_ALLOWED_httpd machine protocol transport base)
+set(AVA_ALLOWED_capabilities agent mcp oauth store tool base)
+set(AVA_ALLOWED_server capabilities httpd registry machine agent protocol session llm proc transport base)
+set(AVA_ALLOWED_cli server capabilities machine mcp oauth agent session llm proc base)
+set(AVA_ALLOWED_app cli server base)
 set(AVA_ALLOWED_desktop protocol transport base)
 
-set(AVA_CORE_PACKAGES base proc transport session llm tool agent)
-set(AVA_APP_TARGETS ava_app ava_desktop)
+set(AVA_CORE_PACKAGES base proc transport session llm tool oauth mcp agent)
+set(AVA_APP_TARGETS ava_server ava_cli ava_desktop)
 
 # Collects every target name reachable through link dependencies.
 function(_ava_link_closure target out)

@@ -1,9 +1,9 @@
 // ava-backend: the persistent API server of one AVA_HOME (see server.hpp).
 #include <CLI/CLI.hpp>
 
-#include "app/server.hpp"
 #include "ava/base/log.hpp"
 #include "ava/base/version.hpp"
+#include "ava/server/server.hpp"
 
 int main(int argc, char** argv) {
   CLI::App cli{"ava-backend: owns Ava's agents and serves them over HTTP on 127.0.0.1.",
@@ -29,6 +29,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ava-backend: %s\n", logging.error().describe().c_str());
     return 1;
   }
-  return ava::app::run_api_server(
+  return ava::server::run_api_server(
       {.mode = "backend", .port = static_cast<std::uint16_t>(port), .threads = threads});
 }

@@ -1,3 +1,3 @@
-#include "ava/app/cli.hpp"
+#include "ava/cli/cli.hpp"
 
-int main(int argc, char** argv) { return ava::app::run_cli(argc, argv); }
+int main(int argc, char** argv) { return ava::cli::run_cli(argc, argv); }

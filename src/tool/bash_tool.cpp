@@ -5,7 +5,7 @@
 
 #include "ava/proc/run.hpp"
 #include "ava/tool/registry.hpp"
-#include "text.hpp"
+#include "ava/tool/text.hpp"
 
 namespace ava::tool {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "ava/base/id.hpp"
 #include "ava/proc/unique_fd.hpp"
-#include "text.hpp"
+#include "ava/tool/text.hpp"
 
 namespace ava::tool::file_io {
 namespace fs = std::filesystem;

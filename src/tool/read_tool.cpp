@@ -12,8 +12,8 @@
 #include "ava/base/base64.hpp"
 #include "ava/proc/unique_fd.hpp"
 #include "ava/tool/registry.hpp"
+#include "ava/tool/text.hpp"
 #include "file_io.hpp"
-#include "text.hpp"
 
 namespace ava::tool {
 namespace {

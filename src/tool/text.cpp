@@ -1,4 +1,4 @@
-#include "text.hpp"
+#include "ava/tool/text.hpp"
 
 #include <array>
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """OAuth for configured MCP servers, end to end with the real binaries and
-the loopback authorization server of tests/tool/mcp/oauth_test_server.py
+the loopback authorization server of tests/oauth/oauth_test_server.py
 (discovery, registration, PKCE, rotating refresh tokens; it records every
 rule a client breaks and the test requires none):
 

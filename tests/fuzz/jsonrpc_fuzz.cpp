@@ -15,14 +15,14 @@
 #include <vector>
 
 #include "ava/base/json.hpp"
-#include "ava/tool/mcp/jsonrpc.hpp"
+#include "ava/mcp/jsonrpc.hpp"
 #include "fuzz/fuzz_check.hpp"
-#include "tool/mcp/http_reader.hpp"
+#include "mcp/http_reader.hpp"
 
 namespace {
 
 using nlohmann::json;
-namespace jsonrpc = ava::tool::mcp::jsonrpc;
+namespace jsonrpc = ava::mcp::jsonrpc;
 using Kind = jsonrpc::Message::Kind;
 
 constexpr std::size_t kMaxMessage = 1024 * 1024;
@@ -97,8 +97,8 @@ void read_lines(std::string_view text) {
 
 void read_http(std::string_view body, std::string_view content_type, std::size_t chunk) {
   std::vector<json> delivered;
-  ava::tool::mcp::ResponseReader reader(
-      kMaxMessage, [&](json message) { delivered.push_back(std::move(message)); });
+  ava::mcp::ResponseReader reader(kMaxMessage,
+                                  [&](json message) { delivered.push_back(std::move(message)); });
   ava::transport::HttpResponse head{
       .status = 200, .headers = {{"Content-Type", std::string(content_type)}}, .body = {}};
   FUZZ_CHECK(reader.head(head));

@@ -30,12 +30,12 @@
 #include "ava/base/text.hpp"
 #include "ava/transport/url.hpp"
 #include "fuzz/fuzz_check.hpp"
-#include "tool/mcp/oauth_internal.hpp"
+#include "oauth/internal.hpp"
 
 namespace {
 
 using nlohmann::json;
-namespace oauth = ava::tool::mcp::oauth;
+namespace oauth = ava::oauth;
 
 std::vector<std::string> words_of(std::string_view text) {
   std::vector<std::string> words;
@@ -117,10 +117,10 @@ void check_metadata(const json& doc) {
     FUZZ_CHECK(*seconds >= 0 && *seconds <= oauth::max_expires_in);
   }
 
-  const auto stored = ava::tool::mcp::OAuthCredentials::from_json(doc);
+  const auto stored = ava::oauth::OAuthCredentials::from_json(doc);
   if (!stored) return;
   const json written = stored->to_json();
-  const auto again = ava::tool::mcp::OAuthCredentials::from_json(written);
+  const auto again = ava::oauth::OAuthCredentials::from_json(written);
   FUZZ_CHECK(again.has_value());
   FUZZ_CHECK(again->to_json() == written);
 }

@@ -1,4 +1,4 @@
-// The API server's request target decoding (ava::app::parse_request_target):
+// The API server's request target decoding (ava::httpd::parse_request_target):
 // every route, the fence and the static files see only what it returns.
 //
 // Checks: a success is an origin-form target no longer than the server
@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "app/request_target.hpp"
 #include "fuzz/fuzz_check.hpp"
+#include "httpd/request_target.hpp"
 
 namespace {
 
@@ -40,7 +40,7 @@ bool clean(std::string_view text, std::string_view forbidden) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto target = ava::fuzz::as_text(data, size);
-  const auto parsed = ava::app::parse_request_target(target);
+  const auto parsed = ava::httpd::parse_request_target(target);
   if (!parsed) {
     FUZZ_CHECK(parsed.error().code == ava::ErrorCode::invalid_argument);
     return 0;
@@ -65,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     query += (query.empty() ? "?" : "&") + encode(key) + "=" + encode(value);
   }
 
-  const auto again = ava::app::parse_request_target(encoded + query);
+  const auto again = ava::httpd::parse_request_target(encoded + query);
   if (encoded.size() + query.size() > 16 * 1024) return 0;  // re-encoding can triple the size
   FUZZ_CHECK(again.has_value());
   // "/" and "//" both have the path "/"; the re-encoding of a lone empty

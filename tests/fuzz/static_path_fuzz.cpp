@@ -1,4 +1,4 @@
-// The web UI's static file resolver (ava::app::resolve_static_file), on a
+// The web UI's static file resolver (ava::httpd::resolve_static_file), on a
 // small web root of its own: files of the bundle's types, a hidden file, a
 // file of another type, a folder, a symlink inside the root, and symlinks
 // to a file and a folder outside it (one beside the root whose name starts
@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "app/request_target.hpp"
-#include "app/static_files.hpp"
+#include "ava/httpd/static_files.hpp"
 #include "fuzz/fuzz_check.hpp"
+#include "httpd/request_target.hpp"
 
 namespace {
 
@@ -67,7 +67,7 @@ const WebRoot& web_root() {
 
 void check_resolves(const std::vector<std::string>& segments) {
   const auto& web = web_root();
-  const auto file = ava::app::resolve_static_file(web.root, segments);
+  const auto file = ava::httpd::resolve_static_file(web.root, segments);
   if (!file) {
     FUZZ_CHECK(file.error().code == ava::ErrorCode::not_found);
     return;
@@ -78,7 +78,7 @@ void check_resolves(const std::vector<std::string>& segments) {
   const auto relative = file->lexically_relative(web.root);
   FUZZ_CHECK(!relative.empty() && *relative.begin() != ".." && *relative.begin() != ".");
   for (const auto& part : relative) FUZZ_CHECK(part != "..");
-  FUZZ_CHECK(ava::app::static_content_type(*file).has_value());
+  FUZZ_CHECK(ava::httpd::static_content_type(*file).has_value());
 }
 
 std::vector<std::string> split(std::string_view text) {
@@ -96,7 +96,7 @@ std::vector<std::string> split(std::string_view text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = ava::fuzz::as_text(data, size);
-  if (const auto target = ava::app::parse_request_target(text)) check_resolves(target->segments);
+  if (const auto target = ava::httpd::parse_request_target(text)) check_resolves(target->segments);
   check_resolves(split(text));
   return 0;
 }

@@ -1,6 +1,9 @@
 #pragma once
 
-// A deliberately wrong header: check_includes.cmake must reject both lines.
+// A deliberately wrong header: check_includes.cmake must reject each of the
+// first three lines.
 #include <QObject>
 
-#include "ava/app/cli.hpp"
+#include "ava/base/error.hpp"
+#include "ava/cli/cli.hpp"
+#include "proc/sys.hpp"

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ava/base/error.hpp"
+
+// A configured MCP server as the capabilities store keeps it, and the
+// common `mcpServers` JSON shape (.mcp.json, ~/.claude.json, Claude
+// Desktop's config) it is imported from. See docs/mcp.md#configuration.
+namespace ava::capabilities {
+
+struct McpServerEntry {
+  std::string name;  // [A-Za-z0-9_-], at most 48, no "__": the middle of the tool names
+  std::string transport = "stdio";  // "stdio" or "http"
+  // stdio
+  std::string command;
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;  // secret values: never printed or logged
+  std::string cwd;                         // empty: the agent's working directory
+  // http (Streamable HTTP)
+  std::string url;
+  std::map<std::string, std::string> headers;  // secret values, as env
+  // A pre-registered OAuth client, for authorization servers without
+  // dynamic registration; empty: Ava registers itself at sign-in.
+  std::string oauth_client_id;
+  std::string oauth_client_secret;  // secret, as env; empty for a public client
+  // Offered to agents in every project unless a project says otherwise.
+  bool enabled = true;
+  std::map<std::string, bool> projects;  // canonical project folder -> enabled there
+  std::string source;                    // "cli", "api", "import:<file>"
+  std::int64_t created_ms = 0;
+  std::int64_t updated_ms = 0;
+};
+
+// The name and the transport's fields: invalid_argument naming what is wrong.
+Result<void> validate(const McpServerEntry& entry);
+// Whether agents working in `project` get this server's tools.
+bool enabled_for(const McpServerEntry& entry, const std::filesystem::path& project);
+// An HTTP entry with an Authorization header of its own does not use OAuth.
+bool has_own_authorization(const McpServerEntry& entry);
+// Identifies the transport configuration: a change means a new connection.
+std::string fingerprint(const McpServerEntry& entry);
+
+// For `ava mcp list` and the API: env and header values are replaced by
+// "<redacted>", and the credentials in args and the url are masked
+// (base::redact_arguments, base::redact_url), unless show_secrets.
+nlohmann::json to_json(const McpServerEntry& entry, bool show_secrets);
+// The API's POST body (also the mcpServers entry shape plus "name").
+Result<McpServerEntry> entry_from_json(const std::string& name, const nlohmann::json& json);
+
+// Every server of an mcpServers document: {"mcpServers": {...}} at the top,
+// and, as ~/.claude.json has them, {"projects": {DIR: {"mcpServers": ...}}}
+// (those are enabled only in DIR). `project` scopes all of them to one
+// folder instead. Any malformed entry fails the whole document, naming it.
+Result<std::vector<McpServerEntry>> parse_mcp_servers(
+    const nlohmann::json& document, const std::string& source,
+    const std::optional<std::filesystem::path>& project);
+
+}  // namespace ava::capabilities

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "ava/base/error.hpp"
+#include "ava/base/home.hpp"
+#include "ava/machine/runtime_files.hpp"
+
+// Finding, starting and stopping the persistent backend of an AVA_HOME:
+// what `ava backend ...` does, without the printing, so every client of a
+// machine (the CLI today; the desktop and remote machines next) shares it.
+namespace ava::machine {
+
+// Where ava-backend is: AVA_BACKEND_BIN, else beside the running binary.
+std::filesystem::path backend_binary();
+
+// The backend of `home` that answers its health route with the pid that
+// backend.json names; nullopt when there is none (or only a stale file).
+std::optional<BackendEndpoint> find_running_backend(const base::Home& home);
+
+struct StartedBackend {
+  BackendEndpoint endpoint;
+  std::filesystem::path log;     // AVA_HOME/logs/backend.log
+  bool already_running = false;  // found, not started
+};
+
+// Finds the running backend, else forks ava-backend detached (its own
+// session, output to the log) and waits up to `deadline` until it answers.
+// Fails when another API server owns the home, when the child exits during
+// start-up (the message ends with the log's tail) or stays unhealthy.
+Result<StartedBackend> start_backend(const base::Home& home, int port,
+                                     std::chrono::seconds deadline = std::chrono::seconds(15));
+
+enum class StopOutcome { stopped, not_running, removed_stale_file };
+
+// Asks the backend to shut down (POST /api/shutdown, else SIGTERM to the
+// owner) and waits up to `deadline` for the ownership lock to be released.
+// Refuses to stop an owner that is not a backend (`ava --serve`).
+Result<StopOutcome> stop_backend(const base::Home& home,
+                                 std::chrono::seconds deadline = std::chrono::seconds(60));
+
+// A one-time login URL for the backend's web UI (POST /api/login-codes).
+Result<std::string> backend_login_url(const BackendEndpoint& backend);
+
+}  // namespace ava::machine

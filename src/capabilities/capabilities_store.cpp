@@ -1,0 +1,454 @@
+#include "ava/capabilities/capabilities_store.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "ava/base/clock.hpp"
+#include "ava/store/sqlite.hpp"
+
+namespace ava::capabilities {
+namespace {
+
+using store::exec;
+using store::Statement;
+using store::Transaction;
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int busy_timeout_ms = 5000;
+
+constexpr const char* schema_v1 = R"sql(
+CREATE TABLE mcp_servers(
+  name TEXT PRIMARY KEY,
+  transport TEXT NOT NULL,
+  command TEXT NOT NULL DEFAULT '',
+  args TEXT NOT NULL DEFAULT '[]',
+  env TEXT NOT NULL DEFAULT '{}',
+  cwd TEXT NOT NULL DEFAULT '',
+  url TEXT NOT NULL DEFAULT '',
+  headers TEXT NOT NULL DEFAULT '{}',
+  enabled INTEGER NOT NULL DEFAULT 1,
+  source TEXT NOT NULL DEFAULT '',
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL);
+CREATE TABLE mcp_server_projects(
+  server TEXT NOT NULL REFERENCES mcp_servers(name) ON DELETE CASCADE,
+  project TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  PRIMARY KEY(server, project));
+CREATE TABLE mcp_tool_cache(
+  server TEXT PRIMARY KEY REFERENCES mcp_servers(name) ON DELETE CASCADE,
+  fingerprint TEXT NOT NULL,
+  tools TEXT NOT NULL,
+  listed_ms INTEGER NOT NULL);
+CREATE TABLE skill_availability(
+  skill TEXT NOT NULL,
+  project TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  PRIMARY KEY(skill, project));
+CREATE TABLE oauth_credentials(
+  server TEXT PRIMARY KEY,
+  generation INTEGER NOT NULL DEFAULT 0,
+  data TEXT NOT NULL,
+  updated_ms INTEGER NOT NULL);
+PRAGMA user_version = 1;
+)sql";
+
+// v2: a revision per credentials row that every save and erase moves on
+// (the generation moves only on erase), so another process's sign-in is seen.
+constexpr const char* schema_v2 = R"sql(
+ALTER TABLE oauth_credentials ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+PRAGMA user_version = 2;
+)sql";
+
+// v3: a pre-registered OAuth client per server ({"clientId", "clientSecret"}).
+constexpr const char* schema_v3 = R"sql(
+ALTER TABLE mcp_servers ADD COLUMN oauth_client TEXT NOT NULL DEFAULT '{}';
+PRAGMA user_version = 3;
+)sql";
+
+// Created 0600 before SQLite opens it: the WAL and shared-memory files
+// SQLite makes beside it copy its mode. An existing file is never opened
+// here: closing any descriptor of the database drops every POSIX lock this
+// process holds on it, including those of SQLite connections already open
+// (the backend's hub, a running sign-in), which then read stale snapshots.
+Result<void> private_file(const fs::path& file) {
+  struct stat info {};
+  if (::stat(file.c_str(), &info) == 0) {
+    if ((info.st_mode & 0077) != 0 && ::chmod(file.c_str(), 0600) != 0)
+      return base::fail_errno("chmod " + file.string(), errno);
+    return {};
+  }
+  if (errno != ENOENT) return base::fail_errno("stat " + file.string(), errno);
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 && errno != EEXIST) return base::fail_errno("create " + file.string(), errno);
+  if (fd >= 0) ::close(fd);  // new and empty: no connection can hold it yet
+  return {};
+}
+
+Result<std::map<std::string, std::string>> parse_map(const std::string& text) {
+  auto value = json::parse(text, nullptr, false);
+  if (!value.is_object())
+    return fail(ErrorCode::corrupt, "capabilities store: a stored map is not an object");
+  std::map<std::string, std::string> out;
+  for (const auto& [key, item] : value.items()) {
+    if (item.is_string()) out[key] = item.get<std::string>();
+  }
+  return out;
+}
+
+constexpr const char* select_servers =
+    "SELECT name, transport, command, args, env, cwd, url, headers, enabled, source, created_ms, "
+    "updated_ms, oauth_client FROM mcp_servers";
+
+Result<McpServerEntry> read_server(const store::Statement& row) {
+  McpServerEntry entry;
+  entry.name = row.text(0);
+  entry.transport = row.text(1);
+  entry.command = row.text(2);
+  auto args = json::parse(row.text(3), nullptr, false);
+  if (!args.is_array())
+    return fail(ErrorCode::corrupt, "capabilities store: args of " + entry.name);
+  for (const auto& arg : args) {
+    if (arg.is_string()) entry.args.push_back(arg.get<std::string>());
+  }
+  AVA_TRY(entry.env, parse_map(row.text(4)));
+  entry.cwd = row.text(5);
+  entry.url = row.text(6);
+  AVA_TRY(entry.headers, parse_map(row.text(7)));
+  entry.enabled = row.integer(8) != 0;
+  entry.source = row.text(9);
+  entry.created_ms = row.integer(10);
+  entry.updated_ms = row.integer(11);
+  AVA_TRY(auto oauth_client, parse_map(row.text(12)));
+  entry.oauth_client_id = oauth_client["clientId"];
+  entry.oauth_client_secret = oauth_client["clientSecret"];
+  return entry;
+}
+
+}  // namespace
+
+void CapabilitiesStore::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+
+CapabilitiesStore::~CapabilitiesStore() = default;
+
+fs::path CapabilitiesStore::file_of(const base::Home& home) {
+  return home.file("capabilities.sqlite3");
+}
+
+Result<CapabilitiesStore> CapabilitiesStore::open(const base::Home& home) {
+  return open_file(file_of(home));
+}
+
+namespace {
+
+Result<std::int64_t> user_version(sqlite3* db) {
+  AVA_TRY(auto query, store::Statement::prepare(db, "PRAGMA user_version"));
+  AVA_TRY(bool has_row, query.step());
+  return has_row ? query.integer(0) : 0;
+}
+
+}  // namespace
+
+Result<CapabilitiesStore> CapabilitiesStore::open_file(const fs::path& file) {
+  AVA_TRY_VOID(private_file(file));
+  sqlite3* raw = nullptr;
+  const int opened =
+      sqlite3_open_v2(file.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+  std::unique_ptr<sqlite3, Closer> db(raw);
+  if (opened != SQLITE_OK) {
+    return fail(ErrorCode::io, fmt::format("cannot open {}: {}", file.string(),
+                                           raw != nullptr ? sqlite3_errmsg(raw) : "out of memory"));
+  }
+  sqlite3_busy_timeout(db.get(), busy_timeout_ms);
+  sqlite3_extended_result_codes(db.get(), 1);
+  AVA_TRY_VOID(exec(db.get(), "PRAGMA journal_mode = WAL"));
+  AVA_TRY_VOID(exec(db.get(), "PRAGMA synchronous = NORMAL"));
+  AVA_TRY_VOID(exec(db.get(), "PRAGMA foreign_keys = ON"));
+
+  // A store at the current schema is opened without a write transaction:
+  // most opens only read. Otherwise the version is read again under the
+  // write lock, since another process may be migrating it right now.
+  AVA_TRY(std::int64_t version, user_version(db.get()));
+  if (version == schema_version) return CapabilitiesStore(std::move(db));
+  AVA_TRY(auto transaction, store::Transaction::begin(db.get()));
+  AVA_TRY(version, user_version(db.get()));
+  if (version > schema_version) {
+    return fail(ErrorCode::unsupported,
+                fmt::format("{} has schema version {}, newer than this Ava understands ({}); "
+                            "use a newer Ava",
+                            file.string(), version, schema_version));
+  }
+  if (version < 1) AVA_TRY_VOID(exec(db.get(), schema_v1));
+  if (version < 2) AVA_TRY_VOID(exec(db.get(), schema_v2));
+  if (version < 3) AVA_TRY_VOID(exec(db.get(), schema_v3));
+  AVA_TRY_VOID(transaction.commit());
+  return CapabilitiesStore(std::move(db));
+}
+
+Result<std::vector<McpServerEntry>> CapabilitiesStore::servers() const {
+  std::vector<McpServerEntry> entries;
+  AVA_TRY(auto query, store::Statement::prepare(
+                          db_.get(), (std::string(select_servers) + " ORDER BY name").c_str()));
+  for (;;) {
+    AVA_TRY(bool row, query.step());
+    if (!row) break;
+    AVA_TRY(auto entry, read_server(query));
+    entries.push_back(std::move(entry));
+  }
+  AVA_TRY(auto projects,
+          store::Statement::prepare(db_.get(),
+                                    "SELECT server, project, enabled FROM mcp_server_projects"));
+  for (;;) {
+    AVA_TRY(bool row, projects.step());
+    if (!row) break;
+    const std::string server = projects.text(0);
+    for (auto& entry : entries) {
+      if (entry.name == server) entry.projects[projects.text(1)] = projects.integer(2) != 0;
+    }
+  }
+  return entries;
+}
+
+Result<std::optional<McpServerEntry>> CapabilitiesStore::server(const std::string& name) const {
+  AVA_TRY(auto all, servers());
+  for (auto& entry : all) {
+    if (entry.name == name) return std::optional<McpServerEntry>(std::move(entry));
+  }
+  return std::optional<McpServerEntry>();
+}
+
+Result<void> CapabilitiesStore::write_server(const McpServerEntry& entry) {
+  AVA_TRY(auto existing,
+          store::Statement::prepare(
+              db_.get(), "SELECT created_ms, url, oauth_client FROM mcp_servers WHERE name = ?"));
+  existing.bind(1, entry.name);
+  AVA_TRY(bool found, existing.step());
+  const std::int64_t now = base::unix_ms_now();
+  const std::int64_t created = found ? existing.integer(0) : now;
+  // A sign-in belongs to the endpoint and the client it was made for.
+  const json oauth_client{{"clientId", entry.oauth_client_id},
+                          {"clientSecret", entry.oauth_client_secret}};
+  if (found && (existing.text(1) != entry.url ||
+                json::parse(existing.text(2), nullptr, false).value("clientId", "") !=
+                    entry.oauth_client_id))
+    AVA_TRY_VOID(erase_credentials(entry.name));
+  AVA_TRY(auto upsert,
+          store::Statement::prepare(
+              db_.get(),
+              "INSERT INTO mcp_servers(name, transport, command, args, env, cwd, url, headers, "
+              "enabled, source, created_ms, updated_ms, oauth_client) "
+              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) "
+              "ON CONFLICT(name) DO UPDATE SET transport = excluded.transport, command = "
+              "excluded.command, args = excluded.args, env = excluded.env, cwd = excluded.cwd, "
+              "url = excluded.url, headers = excluded.headers, enabled = excluded.enabled, "
+              "source = excluded.source, updated_ms = excluded.updated_ms, "
+              "oauth_client = excluded.oauth_client"));
+  upsert.bind(1, entry.name)
+      .bind(2, entry.transport)
+      .bind(3, entry.command)
+      .bind(4, json(entry.args).dump())
+      .bind(5, json(entry.env).dump())
+      .bind(6, entry.cwd)
+      .bind(7, entry.url)
+      .bind(8, json(entry.headers).dump())
+      .bind(9, std::int64_t{entry.enabled ? 1 : 0})
+      .bind(10, entry.source)
+      .bind(11, created)
+      .bind(12, now)
+      .bind(13, oauth_client.dump());
+  AVA_TRY_VOID(upsert.run());
+  for (const auto& [project, enabled] : entry.projects) {
+    AVA_TRY(auto scoped,
+            store::Statement::prepare(db_.get(),
+                                      "INSERT OR REPLACE INTO mcp_server_projects(server, "
+                                      "project, enabled) VALUES(?,?,?)"));
+    scoped.bind(1, entry.name).bind(2, project).bind(3, std::int64_t{enabled ? 1 : 0});
+    AVA_TRY_VOID(scoped.run());
+  }
+  return {};
+}
+
+Result<void> CapabilitiesStore::add_server(McpServerEntry entry, bool replace) {
+  AVA_TRY_VOID(validate(entry));
+  AVA_TRY(auto transaction, store::Transaction::begin(db_.get()));
+  AVA_TRY(auto existing,
+          store::Statement::prepare(db_.get(), "SELECT 1 FROM mcp_servers WHERE name = ?"));
+  existing.bind(1, entry.name);
+  AVA_TRY(bool found, existing.step());
+  if (found && !replace) {
+    return fail(ErrorCode::already_exists,
+                "an MCP server named " + entry.name + " is already configured (remove it first)");
+  }
+  AVA_TRY_VOID(write_server(entry));
+  return transaction.commit();
+}
+
+Result<void> CapabilitiesStore::remove_server(const std::string& name) {
+  AVA_TRY(auto transaction, store::Transaction::begin(db_.get()));
+  AVA_TRY(auto removal,
+          store::Statement::prepare(db_.get(), "DELETE FROM mcp_servers WHERE name = ?"));
+  removal.bind(1, name);
+  AVA_TRY_VOID(removal.run());
+  if (sqlite3_changes(db_.get()) == 0)
+    return fail(ErrorCode::not_found, "no MCP server named " + name);
+  // Erased, not deleted: the row keeps the generation that fences off a
+  // sign-in or refresh still in flight for the removed server.
+  AVA_TRY_VOID(erase_credentials(name));
+  return transaction.commit();
+}
+
+Result<McpServerEntry> CapabilitiesStore::set_enabled(const std::string& name,
+                                                      const std::optional<fs::path>& project,
+                                                      std::optional<bool> enabled) {
+  {
+    AVA_TRY(auto transaction, store::Transaction::begin(db_.get()));
+    if (!project) {
+      AVA_TRY(auto update,
+              store::Statement::prepare(
+                  db_.get(), "UPDATE mcp_servers SET enabled = ?, updated_ms = ? WHERE name = ?"));
+      update.bind(1, std::int64_t{enabled.value_or(true) ? 1 : 0})
+          .bind(2, base::unix_ms_now())
+          .bind(3, name);
+      AVA_TRY_VOID(update.run());
+      if (sqlite3_changes(db_.get()) == 0)
+        return fail(ErrorCode::not_found, "no MCP server named " + name);
+    } else {
+      AVA_TRY(auto exists,
+              store::Statement::prepare(db_.get(), "SELECT 1 FROM mcp_servers WHERE name = ?"));
+      exists.bind(1, name);
+      AVA_TRY(bool found, exists.step());
+      if (!found) return fail(ErrorCode::not_found, "no MCP server named " + name);
+      const std::string folder = project->lexically_normal().string();
+      if (enabled) {
+        AVA_TRY(auto set,
+                store::Statement::prepare(db_.get(),
+                                          "INSERT OR REPLACE INTO mcp_server_projects(server, "
+                                          "project, enabled) VALUES(?,?,?)"));
+        set.bind(1, name).bind(2, folder).bind(3, std::int64_t{*enabled ? 1 : 0});
+        AVA_TRY_VOID(set.run());
+      } else {
+        AVA_TRY(auto clear,
+                store::Statement::prepare(
+                    db_.get(), "DELETE FROM mcp_server_projects WHERE server = ? AND project = ?"));
+        clear.bind(1, name).bind(2, folder);
+        AVA_TRY_VOID(clear.run());
+      }
+    }
+    AVA_TRY_VOID(transaction.commit());
+  }
+  AVA_TRY(auto entry, server(name));
+  if (!entry) return fail(ErrorCode::not_found, "no MCP server named " + name);
+  return std::move(*entry);
+}
+
+Result<CapabilitiesStore::ImportReport> CapabilitiesStore::import_servers(
+    std::vector<McpServerEntry> entries, bool replace) {
+  for (const auto& entry : entries) AVA_TRY_VOID(validate(entry));
+  AVA_TRY(auto transaction, store::Transaction::begin(db_.get()));
+  ImportReport report;
+  std::vector<std::string> clashes;
+  for (const auto& entry : entries) {
+    AVA_TRY(auto existing,
+            store::Statement::prepare(db_.get(), "SELECT 1 FROM mcp_servers WHERE name = ?"));
+    existing.bind(1, entry.name);
+    AVA_TRY(bool found, existing.step());
+    (found ? report.replaced : report.added).push_back(entry.name);
+    if (found) clashes.push_back(entry.name);
+  }
+  if (!clashes.empty() && !replace) {
+    std::string names;
+    for (const auto& name : clashes) names += (names.empty() ? "" : ", ") + name;
+    return fail(
+        ErrorCode::already_exists,
+        "already configured: " + names + "; nothing was imported (--replace overwrites them)");
+  }
+  for (const auto& entry : entries) AVA_TRY_VOID(write_server(entry));
+  AVA_TRY_VOID(transaction.commit());
+  return report;
+}
+
+Result<void> CapabilitiesStore::cache_tools(const std::string& name, const std::string& print,
+                                            const json& tools) {
+  AVA_TRY(auto upsert,
+          store::Statement::prepare(db_.get(),
+                                    "INSERT OR REPLACE INTO mcp_tool_cache(server, "
+                                    "fingerprint, tools, listed_ms) SELECT ?,?,?,? WHERE "
+                                    "EXISTS (SELECT 1 FROM mcp_servers WHERE name = ?)"));
+  upsert.bind(1, name)
+      .bind(2, print)
+      .bind(3, tools.dump())
+      .bind(4, base::unix_ms_now())
+      .bind(5, name);
+  return upsert.run();
+}
+
+Result<std::optional<json>> CapabilitiesStore::cached_tools(const std::string& name,
+                                                            const std::string& print) const {
+  AVA_TRY(auto query,
+          store::Statement::prepare(
+              db_.get(), "SELECT tools FROM mcp_tool_cache WHERE server = ? AND fingerprint = ?"));
+  query.bind(1, name).bind(2, print);
+  AVA_TRY(bool found, query.step());
+  if (!found) return std::optional<json>();
+  auto tools = json::parse(query.text(0), nullptr, false);
+  if (!tools.is_array()) return std::optional<json>();
+  return std::optional<json>(std::move(tools));
+}
+
+Result<void> CapabilitiesStore::set_skill_enabled(const std::string& skill,
+                                                  const std::string& project,
+                                                  std::optional<bool> enabled) {
+  if (enabled) {
+    AVA_TRY(
+        auto set,
+        store::Statement::prepare(
+            db_.get(),
+            "INSERT OR REPLACE INTO skill_availability(skill, project, enabled) VALUES(?,?,?)"));
+    set.bind(1, skill).bind(2, project).bind(3, std::int64_t{*enabled ? 1 : 0});
+    return set.run();
+  }
+  AVA_TRY(auto clear,
+          store::Statement::prepare(
+              db_.get(), "DELETE FROM skill_availability WHERE skill = ? AND project = ?"));
+  clear.bind(1, skill).bind(2, project);
+  return clear.run();
+}
+
+Result<std::optional<bool>> CapabilitiesStore::skill_enabled(const std::string& skill,
+                                                             const std::string& project) const {
+  AVA_TRY(auto query,
+          store::Statement::prepare(
+              db_.get(), "SELECT enabled FROM skill_availability WHERE skill = ? AND project = ?"));
+  query.bind(1, skill).bind(2, project);
+  AVA_TRY(bool found, query.step());
+  if (!found) return std::optional<bool>();
+  return std::optional<bool>(query.integer(0) != 0);
+}
+
+Result<std::vector<CapabilitiesStore::SkillSwitch>> CapabilitiesStore::skill_switches(
+    const std::string& project) const {
+  AVA_TRY(auto query,
+          store::Statement::prepare(db_.get(),
+                                    "SELECT skill, project, enabled FROM skill_availability "
+                                    "WHERE project = '' OR project = ? ORDER BY skill, project"));
+  query.bind(1, project);
+  std::vector<SkillSwitch> switches;
+  for (;;) {
+    AVA_TRY(bool row, query.step());
+    if (!row) break;
+    switches.push_back(
+        {.skill = query.text(0), .project = query.text(1), .enabled = query.integer(2) != 0});
+  }
+  return switches;
+}
+
+}  // namespace ava::capabilities

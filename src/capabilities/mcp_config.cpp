@@ -1,0 +1,285 @@
+#include "ava/capabilities/mcp_config.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ava/base/log.hpp"
+#include "ava/base/text.hpp"
+
+namespace ava::capabilities {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr std::size_t max_name = 48;  // leaves room for the tool name in the 64 providers accept
+constexpr std::string_view redacted = "<redacted>";
+
+bool name_character(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
+}
+
+Result<std::map<std::string, std::string>> string_map(const json& value, std::string_view what) {
+  std::map<std::string, std::string> out;
+  if (value.is_null()) return out;
+  if (!value.is_object())
+    return fail(ErrorCode::invalid_argument, fmt::format("{} must be an object", what));
+  for (const auto& [key, item] : value.items()) {
+    if (!item.is_string()) {
+      return fail(ErrorCode::invalid_argument, fmt::format("{}.{} must be a string", what, key));
+    }
+    out[key] = item.get<std::string>();
+  }
+  return out;
+}
+
+Result<std::string> optional_string(const json& object, const char* key) {
+  if (!object.contains(key) || object[key].is_null()) return std::string();
+  if (!object[key].is_string())
+    return fail(ErrorCode::invalid_argument, fmt::format("{} must be a string", key));
+  return object[key].get<std::string>();
+}
+
+json secret_map(const std::map<std::string, std::string>& values, bool show) {
+  json out = json::object();
+  for (const auto& [key, value] : values) out[key] = show ? value : std::string(redacted);
+  return out;
+}
+
+}  // namespace
+
+Result<void> validate(const McpServerEntry& entry) {
+  const std::string& name = entry.name;
+  if (name.empty() || name.size() > max_name) {
+    return fail(ErrorCode::invalid_argument,
+                fmt::format("server name \"{}\" must have 1 to {} characters", name, max_name));
+  }
+  for (const char c : name) {
+    if (!name_character(c)) {
+      return fail(ErrorCode::invalid_argument,
+                  fmt::format("server name \"{}\" may only use A-Z a-z 0-9 _ -", name));
+    }
+  }
+  if (name.find("__") != std::string::npos) {
+    return fail(ErrorCode::invalid_argument,
+                fmt::format("server name \"{}\" must not contain \"__\" (it separates the parts "
+                            "of mcp__<server>__<tool>)",
+                            name));
+  }
+  if (entry.transport == "stdio") {
+    if (entry.command.empty())
+      return fail(ErrorCode::invalid_argument,
+                  "server " + name + ": a stdio server needs a command");
+    if (!entry.url.empty() || !entry.headers.empty() || !entry.oauth_client_id.empty() ||
+        !entry.oauth_client_secret.empty())
+      return fail(ErrorCode::invalid_argument,
+                  "server " + name + ": url, headers and an OAuth client are for HTTP servers");
+  } else if (entry.transport == "http") {
+    if (entry.url.rfind("http://", 0) != 0 && entry.url.rfind("https://", 0) != 0) {
+      return fail(ErrorCode::invalid_argument,
+                  "server " + name + ": an HTTP server needs an http:// or https:// url");
+    }
+    if (!entry.command.empty() || !entry.args.empty() || !entry.env.empty())
+      return fail(ErrorCode::invalid_argument,
+                  "server " + name + ": command, args and env are for stdio servers");
+    if (entry.oauth_client_id.empty() && !entry.oauth_client_secret.empty())
+      return fail(ErrorCode::invalid_argument,
+                  "server " + name + ": an OAuth client secret needs its client id");
+    if (entry.oauth_client_id.find_first_of("\r\n") != std::string::npos ||
+        entry.oauth_client_secret.find_first_of("\r\n") != std::string::npos)
+      return fail(ErrorCode::invalid_argument,
+                  "server " + name + ": the OAuth client id and secret are single lines");
+  } else {
+    return fail(ErrorCode::invalid_argument,
+                fmt::format("server {}: transport \"{}\" is not supported (stdio or http)", name,
+                            entry.transport));
+  }
+  for (const auto& [header, value] : entry.headers) {
+    if (header.empty() || header.find_first_of(":\r\n ") != std::string::npos ||
+        value.find_first_of("\r\n") != std::string::npos) {
+      return fail(ErrorCode::invalid_argument,
+                  fmt::format("server {}: header \"{}\" is not a valid header", name, header));
+    }
+  }
+  for (const auto& [key, value] : entry.env) {
+    if (key.empty() || key.find('=') != std::string::npos) {
+      return fail(ErrorCode::invalid_argument,
+                  fmt::format("server {}: env name \"{}\" is not valid", name, key));
+    }
+  }
+  return {};
+}
+
+bool enabled_for(const McpServerEntry& entry, const fs::path& project) {
+  auto it = entry.projects.find(project.lexically_normal().string());
+  return it == entry.projects.end() ? entry.enabled : it->second;
+}
+
+bool has_own_authorization(const McpServerEntry& entry) {
+  for (const auto& [name, value] : entry.headers) {
+    if (base::ascii_lower(name) == "authorization") return true;
+  }
+  return false;
+}
+
+std::string fingerprint(const McpServerEntry& entry) {
+  return json{{"transport", entry.transport},
+              {"command", entry.command},
+              {"args", entry.args},
+              {"env", entry.env},
+              {"cwd", entry.cwd},
+              {"url", entry.url},
+              {"headers", entry.headers},
+              {"oauthClient", {entry.oauth_client_id, entry.oauth_client_secret}}}
+      .dump();
+}
+
+json to_json(const McpServerEntry& entry, bool show_secrets) {
+  json out{{"name", entry.name},           {"transport", entry.transport},
+           {"enabled", entry.enabled},     {"projects", entry.projects},
+           {"source", entry.source},       {"createdMs", entry.created_ms},
+           {"updatedMs", entry.updated_ms}};
+  if (entry.transport == "stdio") {
+    out["command"] = entry.command;
+    // Servers are often given their key or a database URL on the command
+    // line: flags naming a secret, key-looking values and URL credentials
+    // are masked like env values.
+    out["args"] = show_secrets ? entry.args : base::redact_arguments(entry.args);
+    out["env"] = secret_map(entry.env, show_secrets);
+    out["cwd"] = entry.cwd;
+  } else {
+    out["url"] = show_secrets ? entry.url : base::redact_url(entry.url);
+    out["headers"] = secret_map(entry.headers, show_secrets);
+    if (!entry.oauth_client_id.empty()) {
+      out["oauth"] = {{"clientId", entry.oauth_client_id}};
+      if (!entry.oauth_client_secret.empty())
+        out["oauth"]["clientSecret"] =
+            show_secrets ? entry.oauth_client_secret : std::string(redacted);
+    }
+  }
+  return out;
+}
+
+Result<McpServerEntry> entry_from_json(const std::string& name, const json& value) {
+  auto bad = [&name](const Error& error) {
+    return fail(ErrorCode::invalid_argument, "server " + name + ": " + error.message);
+  };
+  if (!value.is_object())
+    return fail(ErrorCode::invalid_argument, "server " + name + ": must be an object");
+  McpServerEntry entry;
+  entry.name = name;
+  auto type = optional_string(value, "type");
+  if (!type) return bad(type.error());
+  auto transport = optional_string(value, "transport");
+  if (!transport) return bad(transport.error());
+  std::string kind = !transport->empty() ? *transport : *type;
+  auto url = optional_string(value, "url");
+  if (!url) return bad(url.error());
+  if (kind.empty()) kind = url->empty() ? "stdio" : "http";
+  if (kind == "streamable-http" || kind == "streamableHttp") kind = "http";
+  if (kind == "sse") {
+    return fail(ErrorCode::unsupported,
+                "server " + name +
+                    ": the legacy HTTP+SSE transport is not supported; use the server's "
+                    "Streamable HTTP endpoint (type \"http\")");
+  }
+  entry.transport = kind;
+  entry.url = *url;
+  auto command = optional_string(value, "command");
+  if (!command) return bad(command.error());
+  entry.command = *command;
+  auto cwd = optional_string(value, "cwd");
+  if (!cwd) return bad(cwd.error());
+  entry.cwd = *cwd;
+  if (value.contains("args") && !value["args"].is_null()) {
+    if (!value["args"].is_array())
+      return fail(ErrorCode::invalid_argument, "server " + name + ": args must be an array");
+    for (const auto& arg : value["args"]) {
+      if (!arg.is_string())
+        return fail(ErrorCode::invalid_argument, "server " + name + ": args must be strings");
+      entry.args.push_back(arg.get<std::string>());
+    }
+  }
+  auto env = string_map(value.value("env", json()), "env");
+  if (!env) return bad(env.error());
+  entry.env = std::move(*env);
+  auto headers = string_map(value.value("headers", json()), "headers");
+  if (!headers) return bad(headers.error());
+  entry.headers = std::move(*headers);
+  if (value.contains("oauth") && !value["oauth"].is_null()) {
+    const json& oauth = value["oauth"];
+    if (!oauth.is_object())
+      return fail(ErrorCode::invalid_argument, "server " + name + ": oauth must be an object");
+    auto client_id = optional_string(oauth, "clientId");
+    if (!client_id) return bad(client_id.error());
+    auto client_secret = optional_string(oauth, "clientSecret");
+    if (!client_secret) return bad(client_secret.error());
+    entry.oauth_client_id = *client_id;
+    entry.oauth_client_secret = *client_secret;
+  }
+  if (value.contains("enabled")) {
+    if (!value["enabled"].is_boolean())
+      return fail(ErrorCode::invalid_argument,
+                  "server " + name + ": enabled must be true or false");
+    entry.enabled = value["enabled"].get<bool>();
+  }
+  AVA_TRY_VOID(validate(entry));
+  return entry;
+}
+
+Result<std::vector<McpServerEntry>> parse_mcp_servers(const json& document,
+                                                      const std::string& source,
+                                                      const std::optional<fs::path>& project) {
+  if (!document.is_object())
+    return fail(ErrorCode::invalid_argument, "the document is not a JSON object");
+  std::vector<McpServerEntry> entries;
+  auto take = [&](const json& servers, const std::optional<fs::path>& scope,
+                  const std::string& where) -> Result<void> {
+    if (!servers.is_object())
+      return fail(ErrorCode::invalid_argument, where + "mcpServers must be an object");
+    for (const auto& [name, value] : servers.items()) {
+      auto entry = entry_from_json(name, value);
+      if (!entry)
+        return std::unexpected(std::move(entry).error().with_context(where + "mcpServers"));
+      entry->source = source;
+      if (scope) {
+        entry->enabled = false;
+        entry->projects[scope->lexically_normal().string()] = true;
+      }
+      // The same name twice (two projects of ~/.claude.json): one entry if
+      // they agree, else the import cannot choose.
+      bool merged = false;
+      for (auto& existing : entries) {
+        if (existing.name != entry->name) continue;
+        if (fingerprint(existing) != fingerprint(*entry)) {
+          return fail(ErrorCode::conflict,
+                      fmt::format("server \"{}\" is defined twice with different settings; "
+                                  "import one of them with --project DIR",
+                                  entry->name));
+        }
+        existing.enabled = existing.enabled || entry->enabled;
+        existing.projects.insert(entry->projects.begin(), entry->projects.end());
+        merged = true;
+      }
+      if (!merged) entries.push_back(std::move(*entry));
+    }
+    return {};
+  };
+  const bool top = document.contains("mcpServers");
+  if (top) AVA_TRY_VOID(take(document["mcpServers"], project, ""));
+  bool nested = false;
+  if (document.contains("projects") && document["projects"].is_object()) {
+    for (const auto& [folder, settings] : document["projects"].items()) {
+      if (!settings.is_object() || !settings.contains("mcpServers")) continue;
+      nested = true;
+      const fs::path scope = project ? *project : fs::path(folder);
+      AVA_TRY_VOID(take(settings["mcpServers"], scope, "projects[" + folder + "]."));
+    }
+  }
+  if (!top && !nested)
+    return fail(ErrorCode::invalid_argument, "the document has no \"mcpServers\" object");
+  return entries;
+}
+
+}  // namespace ava::capabilities

@@ -1,0 +1,52 @@
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ava/capabilities/capabilities_store.hpp"
+#include "ava/capabilities/mcp_hub.hpp"
+#include "ava/capabilities/stored_credentials.hpp"
+
+namespace ava::capabilities {
+
+namespace asio = boost::asio;
+
+asio::awaitable<Result<McpProbe>> probe_server(asio::any_io_executor executor, McpServerEntry entry,
+                                               base::Home home, std::chrono::milliseconds timeout) {
+  auto config = server_config(executor, entry, home, std::filesystem::path(),
+                              std::make_shared<StoredCredentials>(home));
+  config.session.initialize_timeout = timeout;
+  auto connection = mcp::ServerConnection::create(executor, std::move(config));
+  McpProbe probe;
+  std::optional<Error> failure;
+  auto session = co_await connection->session();
+  if (session) {
+    probe.server = (*session)->server();
+    auto tools = co_await connection->tools();
+    if (tools) {
+      probe.tools = std::move(*tools);
+    } else {
+      failure = std::move(tools).error();
+    }
+  } else {
+    failure = std::move(session).error();
+  }
+  co_await connection->close();
+  if (failure) co_return std::unexpected(std::move(*failure));
+  if (auto store = CapabilitiesStore::open(home)) {
+    (void)store->cache_tools(entry.name, fingerprint(entry), tools_to_json(probe.tools));
+  }
+  co_return probe;
+}
+
+nlohmann::json to_json(const McpProbe& probe) {
+  nlohmann::json tools = nlohmann::json::array();
+  for (const auto& tool : probe.tools) {
+    tools.push_back({{"name", tool.name}, {"description", tool.description}});
+  }
+  return {{"serverName", probe.server.name},
+          {"serverVersion", probe.server.version},
+          {"protocolVersion", probe.server.protocol_version},
+          {"tools", std::move(tools)}};
+}
+
+}  // namespace ava::capabilities

@@ -1,0 +1,129 @@
+// `ava backend start|stop|status`: the persistent backend of this AVA_HOME.
+#include <cstdio>
+#include <functional>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "ava/base/open_url.hpp"
+#include "ava/machine/backend.hpp"
+#include "cli/commands.hpp"
+
+namespace ava::cli {
+namespace {
+
+int fail_with(const Error& error) {
+  std::fprintf(stderr, "ava: %s\n", error.message.c_str());
+  return 1;
+}
+
+int start(const base::Home& home, int port) {
+  auto started = machine::start_backend(home, port);
+  if (!started) return fail_with(started.error());
+  const auto& endpoint = started->endpoint;
+  if (started->already_running) {
+    std::printf("ava-backend is running at %s (pid %d)\n", endpoint.url().c_str(),
+                static_cast<int>(endpoint.pid));
+  } else {
+    std::printf("ava-backend is running at %s (pid %d, log %s)\n", endpoint.url().c_str(),
+                static_cast<int>(endpoint.pid), started->log.c_str());
+  }
+  return 0;
+}
+
+int stop(const base::Home& home) {
+  auto stopped = machine::stop_backend(home);
+  if (!stopped) return fail_with(stopped.error());
+  switch (*stopped) {
+    case machine::StopOutcome::stopped: std::printf("ava-backend stopped\n"); break;
+    case machine::StopOutcome::not_running: std::printf("ava-backend is not running\n"); break;
+    case machine::StopOutcome::removed_stale_file:
+      std::printf("ava-backend is not running (removed a stale backend.json)\n");
+      break;
+  }
+  return 0;
+}
+
+int status(const base::Home& home, bool json) {
+  auto running = machine::find_running_backend(home);
+  if (json) {
+    nlohmann::json out{{"running", running.has_value()}, {"home", home.root().string()}};
+    if (running) {
+      out["url"] = running->url();
+      out["pid"] = running->pid;
+      out["version"] = running->version;
+      out["machineId"] = running->machine_id;
+      out["startedMs"] = running->started_ms;
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+  } else if (running) {
+    std::printf("ava-backend is running at %s (pid %d, version %s)\n", running->url().c_str(),
+                static_cast<int>(running->pid), running->version.c_str());
+  } else {
+    std::printf("ava-backend is not running\n");
+  }
+  return running ? 0 : 3;
+}
+
+// Prints a one-time login URL for the running backend's web UI (and opens
+// it in a browser unless told not to), so a browser can work on the same
+// home as the desktop.
+int open_ui(const base::Home& home, bool open_browser) {
+  auto running = machine::find_running_backend(home);
+  if (!running) {
+    std::fprintf(stderr, "ava: ava-backend is not running (start it with `ava backend start`)\n");
+    return 1;
+  }
+  auto url = machine::backend_login_url(*running);
+  if (!url) return fail_with(url.error());
+  std::printf("%s\n", url->c_str());
+  std::fflush(stdout);
+  if (open_browser) {
+    if (auto opened = base::open_url(*url); !opened) {
+      std::fprintf(stderr, "ava: %s\n", opened.error().message.c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_backend_commands(CLI::App& cli, CliContext& context) {
+  auto* backend = cli.add_subcommand("backend", "Start, stop or check the persistent backend");
+  backend->require_subcommand(1);
+  auto port = std::make_shared<int>(0);
+  auto json = std::make_shared<bool>(false);
+  auto* start_cmd =
+      backend->add_subcommand("start", "Start ava-backend detached and wait until it is healthy");
+  start_cmd->add_option("--port", *port, "Port (default: any free one)")
+      ->check(CLI::Range(0, 65535));
+  auto* stop_cmd = backend->add_subcommand("stop", "Stop the backend gracefully");
+  auto* status_cmd =
+      backend->add_subcommand("status", "Report whether the backend runs (exit 3 when not)");
+  status_cmd->add_flag("--json", *json, "Machine-readable output");
+  auto no_open = std::make_shared<bool>(false);
+  auto* open_cmd = backend->add_subcommand(
+      "open", "Print (and open) a one-time login URL for the backend's web UI");
+  open_cmd->add_flag("--no-open", *no_open, "Only print the URL");
+
+  auto with_home = [&context](const std::function<int(const base::Home&)>& run) {
+    auto home = base::Home::resolve();
+    if (!home) {
+      std::fprintf(stderr, "ava: %s\n", home.error().message.c_str());
+      context.exit_code = 1;
+      return;
+    }
+    context.exit_code = run(*home);
+  };
+  start_cmd->callback(
+      [with_home, port] { with_home([&](const base::Home& home) { return start(home, *port); }); });
+  stop_cmd->callback([with_home] { with_home(stop); });
+  status_cmd->callback([with_home, json] {
+    with_home([&](const base::Home& home) { return status(home, *json); });
+  });
+  open_cmd->callback([with_home, no_open] {
+    with_home([&](const base::Home& home) { return open_ui(home, !*no_open); });
+  });
+}
+
+}  // namespace ava::cli

@@ -1,0 +1,364 @@
+// `ava mcp add|list|remove|test|import|enable|disable` (login and logout in
+// cmd_mcp_login.cpp): the MCP servers in
+// AVA_HOME/capabilities.sqlite3 (docs/mcp.md#configuration).
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ava/base/log.hpp"
+#include "ava/capabilities/capabilities_store.hpp"
+#include "ava/capabilities/mcp_hub.hpp"
+#include "cli/commands.hpp"
+
+namespace ava::cli {
+namespace {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+int failed(const Error& error, int code = 1) {
+  // Messages may quote a server's URL or arguments: no credentials.
+  std::fprintf(stderr, "ava mcp: %s\n", base::redact(error.message).c_str());
+  return code;
+}
+
+Result<capabilities::CapabilitiesStore> open_store() {
+  AVA_TRY(auto home, base::Home::resolve());
+  return capabilities::CapabilitiesStore::open(home);
+}
+
+// A project folder as the store keys it: absolute and canonical.
+fs::path project_key(const std::string& folder) {
+  std::error_code ec;
+  return fs::weakly_canonical(fs::absolute(folder, ec), ec);
+}
+
+Result<std::pair<std::string, std::string>> split_pair(const std::string& text, char separator,
+                                                       const char* what) {
+  const std::size_t at = text.find(separator);
+  if (at == std::string::npos || at == 0) {
+    return fail(ErrorCode::invalid_argument,
+                fmt::format("{} \"{}\" must look like NAME{}VALUE", what, text, separator));
+  }
+  std::string value = text.substr(at + 1);
+  if (separator == ':') value.erase(0, value.find_first_not_of(' '));
+  return std::make_pair(text.substr(0, at), value);
+}
+
+struct AddFlags {
+  std::string name;
+  std::vector<std::string> command;
+  std::vector<std::string> env;
+  std::string cwd;
+  std::string url;
+  std::vector<std::string> headers;
+  std::string client_id;
+  std::string client_secret;
+  bool disabled = false;
+  std::string project;
+  bool replace = false;
+};
+
+int add(const AddFlags& flags) {
+  capabilities::McpServerEntry entry;
+  entry.name = flags.name;
+  entry.source = "cli";
+  if (!flags.url.empty()) {
+    if (!flags.command.empty() || !flags.env.empty()) {
+      return failed({ErrorCode::invalid_argument, "give either --url or -- COMMAND, not both"}, 2);
+    }
+    entry.transport = "http";
+    entry.url = flags.url;
+    entry.oauth_client_id = flags.client_id;
+    entry.oauth_client_secret = flags.client_secret;
+    for (const auto& header : flags.headers) {
+      auto pair = split_pair(header, ':', "--header");
+      if (!pair) return failed(pair.error(), 2);
+      entry.headers[pair->first] = pair->second;
+    }
+  } else {
+    if (flags.command.empty()) {
+      return failed({ErrorCode::invalid_argument,
+                     "a server needs a command (ava mcp add NAME -- COMMAND ARGS...) or --url"},
+                    2);
+    }
+    if (!flags.client_id.empty() || !flags.client_secret.empty()) {
+      return failed({ErrorCode::invalid_argument, "--client-id is for servers added with --url"},
+                    2);
+    }
+    entry.command = flags.command.front();
+    entry.args.assign(flags.command.begin() + 1, flags.command.end());
+    entry.cwd = flags.cwd;
+    for (const auto& variable : flags.env) {
+      auto pair = split_pair(variable, '=', "--env");
+      if (!pair) return failed(pair.error(), 2);
+      entry.env[pair->first] = pair->second;
+    }
+  }
+  if (!flags.project.empty()) {
+    entry.enabled = false;
+    entry.projects[project_key(flags.project).string()] = !flags.disabled;
+  } else {
+    entry.enabled = !flags.disabled;
+  }
+  auto store = open_store();
+  if (!store) return failed(store.error());
+  if (auto added = store->add_server(entry, flags.replace); !added) {
+    return failed(added.error(), added.error().code == ErrorCode::invalid_argument ? 2 : 1);
+  }
+  std::printf("Added MCP server %s (%s)\n", entry.name.c_str(), entry.transport.c_str());
+  return 0;
+}
+
+// For HTTP servers: whether an OAuth sign-in is stored (never the token).
+std::optional<bool> signed_in(const capabilities::CapabilitiesStore& store,
+                              const capabilities::McpServerEntry& entry) {
+  if (entry.transport != "http") return std::nullopt;
+  auto row = store.oauth_row(entry.name);
+  return row ? std::optional<bool>(!row->data.empty()) : std::nullopt;
+}
+
+std::string describe(const capabilities::McpServerEntry& entry, const fs::path* project,
+                     std::optional<bool> has_sign_in, bool show_secrets) {
+  std::string where;
+  if (entry.transport == "stdio") {
+    where = entry.command;
+    const auto args = show_secrets ? entry.args : base::redact_arguments(entry.args);
+    for (const auto& arg : args) where += " " + arg;
+    for (const auto& [key, value] : entry.env) where += " [env " + key + "]";
+  } else {
+    where = show_secrets ? entry.url : base::redact_url(entry.url);
+    for (const auto& [key, value] : entry.headers) where += " [header " + key + "]";
+    if (!entry.oauth_client_id.empty()) where += " [OAuth client " + entry.oauth_client_id + "]";
+  }
+  std::string state = entry.enabled ? "enabled" : "disabled";
+  for (const auto& [folder, on] : entry.projects)
+    state += fmt::format(", {} in {}", on ? "enabled" : "disabled", folder);
+  if (project != nullptr)
+    state = capabilities::enabled_for(entry, *project) ? "enabled here" : "disabled here";
+  if (has_sign_in && *has_sign_in) state += ", signed in";
+  return fmt::format("{}  {}  {}  ({})\n", entry.name, entry.transport, where, state);
+}
+
+int list(bool as_json, bool show_secrets, const std::string& project) {
+  auto store = open_store();
+  if (!store) return failed(store.error());
+  auto servers = store->servers();
+  if (!servers) return failed(servers.error());
+  const fs::path folder = project.empty() ? fs::path() : project_key(project);
+  if (as_json) {
+    json out = json::array();
+    for (const auto& entry : *servers) {
+      json item = to_json(entry, show_secrets);
+      if (!project.empty()) item["enabledHere"] = capabilities::enabled_for(entry, folder);
+      if (auto in = signed_in(*store, entry)) item["signedIn"] = *in;
+      out.push_back(std::move(item));
+    }
+    std::printf("%s\n", json{{"servers", out}}.dump(2).c_str());
+    return 0;
+  }
+  if (servers->empty()) std::puts("No MCP servers configured (ava mcp add NAME -- COMMAND ...)");
+  for (const auto& entry : *servers) {
+    std::fputs(
+        describe(entry, project.empty() ? nullptr : &folder, signed_in(*store, entry), show_secrets)
+            .c_str(),
+        stdout);
+    if (show_secrets) {
+      for (const auto& [key, value] : entry.env)
+        std::printf("    env %s=%s\n", key.c_str(), value.c_str());
+      for (const auto& [key, value] : entry.headers)
+        std::printf("    header %s: %s\n", key.c_str(), value.c_str());
+    }
+  }
+  return 0;
+}
+
+int remove(const std::string& name) {
+  auto store = open_store();
+  if (!store) return failed(store.error());
+  if (auto removed = store->remove_server(name); !removed) return failed(removed.error());
+  std::printf("Removed MCP server %s\n", name.c_str());
+  return 0;
+}
+
+int set_enabled(const std::string& name, const std::string& project, bool enabled) {
+  auto store = open_store();
+  if (!store) return failed(store.error());
+  std::optional<fs::path> folder;
+  if (!project.empty()) folder = project_key(project);
+  auto entry = store->set_enabled(name, folder, enabled);
+  if (!entry) return failed(entry.error());
+  std::printf("%s %s%s\n", enabled ? "Enabled" : "Disabled", name.c_str(),
+              folder ? (" in " + folder->string()).c_str() : "");
+  return 0;
+}
+
+int test(const std::string& name, int timeout_ms, bool as_json) {
+  auto home = base::Home::resolve();
+  if (!home) return failed(home.error());
+  auto store = capabilities::CapabilitiesStore::open(*home);
+  if (!store) return failed(store.error());
+  auto entry = store->server(name);
+  if (!entry) return failed(entry.error());
+  if (!*entry) return failed({ErrorCode::not_found, "no MCP server named " + name});
+  asio::io_context io;
+  std::optional<Result<capabilities::McpProbe>> outcome;
+  asio::co_spawn(io,
+                 capabilities::probe_server(io.get_executor(), std::move(**entry), *home,
+                                            std::chrono::milliseconds(timeout_ms)),
+                 [&outcome](const std::exception_ptr& error, Result<capabilities::McpProbe> probe) {
+                   if (error) std::rethrow_exception(error);
+                   outcome = std::move(probe);
+                 });
+  io.run();
+  if (!outcome || !*outcome) {
+    const Error error = outcome ? outcome->error() : Error{ErrorCode::internal, "no outcome"};
+    return failed({error.code, "server " + name + ": " + error.message});
+  }
+  const capabilities::McpProbe& probe = **outcome;
+  if (as_json) {
+    std::printf("%s\n", to_json(probe).dump(2).c_str());
+    return 0;
+  }
+  std::printf("Server: %s %s\nProtocol version: %s\nTools (%zu):\n", probe.server.name.c_str(),
+              probe.server.version.c_str(), probe.server.protocol_version.c_str(),
+              probe.tools.size());
+  for (const auto& tool : probe.tools) {
+    std::string line = tool.description.substr(0, tool.description.find('\n'));
+    if (line.size() > 100) line = line.substr(0, 97) + "...";
+    std::printf("  %s  %s\n", tool.name.c_str(), line.c_str());
+  }
+  return 0;
+}
+
+int import(const std::string& file, const std::string& project, bool replace) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return failed({ErrorCode::not_found, "cannot read " + file});
+  const std::string text{std::istreambuf_iterator<char>(in), {}};
+  auto document = json::parse(text, nullptr, false);
+  if (document.is_discarded())
+    return failed({ErrorCode::parse, file + " is not valid JSON; nothing was imported"}, 2);
+  std::optional<fs::path> scope;
+  if (!project.empty()) scope = project_key(project);
+  auto entries =
+      capabilities::parse_mcp_servers(document, "import:" + fs::absolute(file).string(), scope);
+  if (!entries)
+    return failed(
+        {entries.error().code, file + ": " + entries.error().message + "; nothing was imported"},
+        2);
+  auto store = open_store();
+  if (!store) return failed(store.error());
+  auto report = store->import_servers(std::move(*entries), replace);
+  if (!report) return failed(report.error());
+  for (const auto& name : report->added) std::printf("Added MCP server %s\n", name.c_str());
+  for (const auto& name : report->replaced) std::printf("Replaced MCP server %s\n", name.c_str());
+  if (report->added.empty() && report->replaced.empty()) std::puts("No servers in the file");
+  return 0;
+}
+
+}  // namespace
+
+CLI::App& mcp_command(CLI::App& cli) {
+  // Whichever command file comes first creates it; the others attach.
+  const auto found =
+      cli.get_subcommands([](const CLI::App* sub) { return sub->get_name() == "mcp"; });
+  if (!found.empty()) return *found.front();
+  auto* mcp = cli.add_subcommand("mcp", "Configure the MCP servers agents use");
+  mcp->require_subcommand(1);
+  return *mcp;
+}
+
+void add_mcp_commands(CLI::App& cli, CliContext& context) {
+  CLI::App& mcp = mcp_command(cli);
+
+  auto add_flags = std::make_shared<AddFlags>();
+  auto* add_command = mcp.add_subcommand(
+      "add",
+      "Add a server: ava mcp add NAME [--env K=V]... -- COMMAND ARGS..., or ava mcp add NAME "
+      "--url URL [--header 'K: V']... [--client-id ID [--client-secret S]]");
+  add_command->add_option("name", add_flags->name, "The server's name (A-Z a-z 0-9 _ -)")
+      ->required();
+  add_command->add_option("command", add_flags->command, "After --: the command and its arguments");
+  add_command->add_option("-e,--env", add_flags->env, "An environment variable K=V (secret)");
+  add_command->add_option("--cwd", add_flags->cwd, "The server's working directory");
+  add_command->add_option("--url", add_flags->url, "A Streamable HTTP endpoint");
+  add_command->add_option("-H,--header", add_flags->headers, "An HTTP header 'K: V' (secret)");
+  add_command->add_option("--client-id", add_flags->client_id,
+                          "A pre-registered OAuth client for `ava mcp login` (default: Ava "
+                          "registers itself with the authorization server)");
+  add_command->add_option("--client-secret", add_flags->client_secret,
+                          "That client's secret, if it has one (secret)");
+  add_command->add_flag("--disabled", add_flags->disabled, "Add it switched off");
+  add_command->add_option("--project", add_flags->project, "Enable it only in this project folder");
+  add_command->add_flag("--replace", add_flags->replace, "Replace a server of the same name");
+  add_command->callback([&context, add_flags] { context.exit_code = add(*add_flags); });
+
+  auto list_json = std::make_shared<bool>(false);
+  auto show_secrets = std::make_shared<bool>(false);
+  auto list_project = std::make_shared<std::string>();
+  auto* list_command = mcp.add_subcommand("list", "List the configured servers (secrets redacted)");
+  list_command->add_flag("--json", *list_json, "Print JSON");
+  list_command->add_flag("--show-secrets", *show_secrets,
+                         "Print env and header values, arguments and URLs unmasked");
+  list_command->add_option("--project", *list_project,
+                           "Say whether each is enabled in this folder");
+  list_command->callback([&context, list_json, show_secrets, list_project] {
+    context.exit_code = list(*list_json, *show_secrets, *list_project);
+  });
+
+  auto remove_name = std::make_shared<std::string>();
+  auto* remove_command = mcp.add_subcommand("remove", "Remove a server");
+  remove_command->add_option("name", *remove_name, "The server's name")->required();
+  remove_command->callback([&context, remove_name] { context.exit_code = remove(*remove_name); });
+
+  for (const bool enable : {true, false}) {
+    auto name = std::make_shared<std::string>();
+    auto project = std::make_shared<std::string>();
+    auto* command = mcp.add_subcommand(enable ? "enable" : "disable",
+                                       enable ? "Switch a server on (everywhere or in a project)"
+                                              : "Switch a server off (everywhere or in a project)");
+    command->add_option("name", *name, "The server's name")->required();
+    command->add_option("--project", *project, "Only in this project folder");
+    command->callback([&context, name, project, enable] {
+      context.exit_code = set_enabled(*name, *project, enable);
+    });
+  }
+
+  auto test_name = std::make_shared<std::string>();
+  auto test_timeout = std::make_shared<int>(30'000);
+  auto test_json = std::make_shared<bool>(false);
+  auto* test_command = mcp.add_subcommand(
+      "test", "Connect to a server and print its name, protocol version and tools");
+  test_command->add_option("name", *test_name, "The server's name")->required();
+  test_command->add_option("--timeout", *test_timeout, "Milliseconds to wait for initialize")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  test_command->add_flag("--json", *test_json, "Print JSON");
+  test_command->callback([&context, test_name, test_timeout, test_json] {
+    context.exit_code = test(*test_name, *test_timeout, *test_json);
+  });
+
+  auto import_file = std::make_shared<std::string>();
+  auto import_project = std::make_shared<std::string>();
+  auto import_replace = std::make_shared<bool>(false);
+  auto* import_command = mcp.add_subcommand(
+      "import", "Import the mcpServers of a JSON file (.mcp.json, ~/.claude.json, ...)");
+  import_command->add_option("file", *import_file, "The JSON file")->required();
+  import_command->add_option("--project", *import_project,
+                             "Enable the imported servers only in this project folder");
+  import_command->add_flag("--replace", *import_replace, "Replace servers of the same name");
+  import_command->callback([&context, import_file, import_project, import_replace] {
+    context.exit_code = import(*import_file, *import_project, *import_replace);
+  });
+}
+
+}  // namespace ava::cli

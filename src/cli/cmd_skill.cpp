@@ -1,0 +1,164 @@
+// `ava skill list|enable|disable|reset`: which skills agents may use, kept in
+// AVA_HOME/capabilities.sqlite3 (docs/skills.md).
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ava/capabilities/capabilities_store.hpp"
+#include "ava/capabilities/skill_availability.hpp"
+#include "cli/commands.hpp"
+
+namespace ava::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+int failed(const std::string& message, int code = 1) {
+  std::fprintf(stderr, "ava skill: %s\n", message.c_str());
+  return code;
+}
+
+// The folder whose project the command looks at: --project, else this one.
+fs::path folder_of(const std::string& project) {
+  std::error_code ec;
+  return project.empty() ? fs::current_path(ec) : fs::absolute(project, ec);
+}
+
+struct Opened {
+  base::Home home;
+  capabilities::CapabilitiesStore store;
+};
+
+Result<Opened> open_store() {
+  AVA_TRY(auto home, base::Home::resolve());
+  AVA_TRY(auto store, capabilities::CapabilitiesStore::open(home));
+  return Opened{.home = std::move(home), .store = std::move(store)};
+}
+
+std::string describe(const capabilities::SkillState& state) {
+  const char* on = state.enabled ? "enabled" : "disabled";
+  if (state.setting == "default") return on;
+  return fmt::format("{} ({} setting)", on, state.setting);
+}
+
+int list(const std::string& project, bool as_json) {
+  auto opened = open_store();
+  if (!opened) return failed(opened.error().message);
+  const fs::path folder = folder_of(project);
+  auto skills = capabilities::list_skills(opened->home, opened->store, folder);
+  if (!skills) return failed(skills.error().message);
+  const std::string key = capabilities::skill_project_key(folder);
+  if (as_json) {
+    json items = json::array();
+    for (const auto& skill : *skills) items.push_back(to_json(skill));
+    std::printf("%s\n", json{{"project", key}, {"skills", items}}.dump(2).c_str());
+    return 0;
+  }
+  if (skills->empty()) {
+    std::printf("No skills for %s (folders with a SKILL.md under %s or %s)\n", key.c_str(),
+                opened->home.skills().c_str(), (fs::path(key) / ".ava" / "skills").c_str());
+    return 0;
+  }
+  std::size_t width = 0;
+  for (const auto& skill : *skills) width = std::max(width, skill.skill.name.size());
+  std::printf("Skills for %s:\n", key.c_str());
+  for (const auto& skill : *skills) {
+    std::fputs(fmt::format("  {:<{}}  {:<7}  {:<26}  {}\n", skill.skill.name, width, skill.source,
+                           describe(skill.state), skill.skill.description)
+                   .c_str(),
+               stdout);
+  }
+  return 0;
+}
+
+struct SwitchFlags {
+  std::string name;
+  std::string project;
+  bool force = false;
+};
+
+// enabled: on/off; nullopt removes the switch (reset).
+int set(const SwitchFlags& flags, std::optional<bool> enabled) {
+  auto opened = open_store();
+  if (!opened) return failed(opened.error().message);
+  const fs::path folder = folder_of(flags.project);
+  // Without --project the switch is user-wide; the names checked against
+  // are still those this folder's agents find.
+  const std::string key =
+      flags.project.empty() ? std::string() : capabilities::skill_project_key(folder);
+  const std::string where = key.empty() ? "for every project" : "in " + key;
+  auto skills = capabilities::list_skills(opened->home, opened->store, folder);
+  if (!skills) return failed(skills.error().message);
+  bool known = false;
+  std::string names;
+  for (const auto& skill : *skills) {
+    known = known || skill.skill.name == flags.name;
+    names += (names.empty() ? "" : ", ") + skill.skill.name;
+  }
+  auto existing = opened->store.skill_enabled(flags.name, key);
+  if (!existing) return failed(existing.error().message);
+  if (!known && !flags.force && !(!enabled && existing->has_value())) {
+    return failed(fmt::format(
+        "no skill named {} in {}; known: {} (--force switches a name that is not found)",
+        flags.name, capabilities::skill_project_key(folder), names.empty() ? "none" : names));
+  }
+  if (auto changed = opened->store.set_skill_enabled(flags.name, key, enabled); !changed)
+    return failed(changed.error().message);
+  if (!enabled) {
+    std::printf(existing->has_value() ? "Removed the setting of skill %s %s\n"
+                                      : "Skill %s had no setting %s\n",
+                flags.name.c_str(), where.c_str());
+  } else {
+    std::printf("%s skill %s %s\n", *enabled ? "Enabled" : "Disabled", flags.name.c_str(),
+                where.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_skill_commands(CLI::App& cli, CliContext& context) {
+  auto* skill = cli.add_subcommand("skill", "Choose which skills agents may use");
+  skill->require_subcommand(1);
+
+  auto list_project = std::make_shared<std::string>();
+  auto list_json = std::make_shared<bool>(false);
+  auto* list_command = skill->add_subcommand(
+      "list", "List the skills agents find here, and whether each is enabled and by which setting");
+  list_command->add_option("--project", *list_project,
+                           "A folder of the project to look at (default: this one)");
+  list_command->add_flag("--json", *list_json, "Print JSON");
+  list_command->callback(
+      [&context, list_project, list_json] { context.exit_code = list(*list_project, *list_json); });
+
+  struct Verb {
+    const char* name;
+    const char* help;
+    std::optional<bool> enabled;
+  };
+  for (const Verb& verb :
+       {Verb{"enable", "Switch a skill on (for every project, or in one)", true},
+        Verb{"disable", "Switch a skill off (for every project, or in one)", false},
+        Verb{"reset", "Remove a skill's setting (for every project, or in one)", std::nullopt}}) {
+    auto flags = std::make_shared<SwitchFlags>();
+    auto* command = skill->add_subcommand(verb.name, verb.help);
+    command->add_option("name", flags->name, "The skill's name")->required();
+    command->add_option("--project", flags->project,
+                        "Only in the project that holds this folder (a project's setting "
+                        "overrides the one for every project)");
+    if (verb.enabled) {
+      command->add_flag("--force", flags->force, "Accept a name that no SKILL.md here has");
+    }
+    command->callback(
+        [&context, flags, enabled = verb.enabled] { context.exit_code = set(*flags, enabled); });
+  }
+}
+
+}  // namespace ava::cli

@@ -1,0 +1,120 @@
+#include "cli/prompt_output.hpp"
+
+#include <fmt/format.h>
+
+#include "ava/llm/event_json.hpp"
+#include "ava/session/codec.hpp"
+
+namespace ava::cli {
+
+using nlohmann::json;
+
+namespace {
+
+json usage_json(const llm::Usage& usage) {
+  return {{"inputTokens", usage.input_tokens},
+          {"outputTokens", usage.output_tokens},
+          {"cacheReadTokens", usage.cache_read_tokens},
+          {"cacheWriteTokens", usage.cache_write_tokens},
+          {"reasoningTokens", usage.reasoning_tokens}};
+}
+
+}  // namespace
+
+void PromptOutput::line(const json& object) {
+  const std::string text = object.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+void PromptOutput::init(const agent::Agent& agent, const std::vector<std::string>& tools) {
+  if (format_ != OutputFormat::stream_json) return;
+  const auto status = agent.status();
+  std::lock_guard lock(mutex_);
+  line({{"type", "init"},
+        {"sessionId", status.session_id},
+        {"log", agent.log_path().string()},
+        {"provider", status.provider},
+        {"model", status.model},
+        {"tools", tools}});
+}
+
+void PromptOutput::on_event(const session::Event& event) {
+  std::lock_guard lock(mutex_);
+  if (const auto* message = std::get_if<session::AssistantMessage>(&event.body)) {
+    std::string text;
+    for (const auto& block : message->content) {
+      if (const auto* part = std::get_if<llm::TextBlock>(&block)) text += part->text;
+    }
+    if (!text.empty()) last_text_ = std::move(text);
+  } else if (const auto* started = std::get_if<session::TurnStarted>(&event.body)) {
+    turn_id_ = started->turn_id;
+    turn_end_.reset();
+  } else if (std::holds_alternative<session::StepStarted>(event.body)) {
+    ++steps_;
+  } else if (const auto* usage = std::get_if<session::UsageRecorded>(&event.body)) {
+    usage_ += usage->usage;
+  } else if (const auto* ended = std::get_if<session::TurnEnded>(&event.body)) {
+    turn_end_ = *ended;
+  }
+  if (format_ == OutputFormat::stream_json) {
+    const std::string encoded = session::encode_line(event);
+    std::fwrite(encoded.data(), 1, encoded.size(), stdout);
+    std::fflush(stdout);
+  }
+}
+
+void PromptOutput::on_live(const agent::LiveEvent& event) {
+  if (!verbose_) return;
+  const auto* activity = std::get_if<agent::ToolActivity>(&event);
+  if (!activity || activity->finished) return;
+  std::lock_guard lock(mutex_);
+  std::fprintf(stderr, "ava: %s\n", activity->label.c_str());
+}
+
+int PromptOutput::finish(const agent::Agent& agent, const llm::ModelInfo& model,
+                         std::int64_t duration_ms) {
+  std::lock_guard lock(mutex_);
+  const auto status = agent.status();
+  std::string outcome = "error";
+  std::string message = status.last_error;
+  int exit_code = 1;
+  if (turn_end_) {
+    outcome = std::string(session::to_string(turn_end_->reason));
+    if (message.empty()) message = turn_end_->message;
+    if (turn_end_->reason == session::EndReason::completed) exit_code = 0;
+    if (turn_end_->reason == session::EndReason::aborted) exit_code = 130;
+  } else if (message.empty()) {
+    message = "the turn did not finish";
+  }
+  const double cost = llm::cost_usd(model, usage_);
+  if (format_ == OutputFormat::text) {
+    if (!last_text_.empty()) {
+      std::fputs(last_text_.c_str(), stdout);
+      if (last_text_.back() != '\n') std::fputc('\n', stdout);
+    }
+  } else {
+    line({{"type", "result"},
+          {"outcome", outcome},
+          {"isError", exit_code != 0},
+          {"result", last_text_},
+          {"error", exit_code == 0 ? json() : json(message)},
+          {"sessionId", status.session_id},
+          {"log", agent.log_path().string()},
+          {"turnId", turn_id_},
+          {"steps", steps_},
+          {"durationMs", duration_ms},
+          {"usage", usage_json(usage_)},
+          {"costUsd", model.known ? json(cost) : json()}});
+  }
+  std::fflush(stdout);
+  if (exit_code != 0 && exit_code != 130) {
+    std::fprintf(stderr, "ava: turn ended (%s): %s\n", outcome.c_str(), message.c_str());
+  } else if (exit_code == 130) {
+    std::fprintf(stderr, "ava: aborted; the session log is closed (continue with --session %s)\n",
+                 status.session_id.c_str());
+  }
+  return exit_code;
+}
+
+}  // namespace ava::cli

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ava/agent/agent.hpp"
+#include "ava/llm/catalog.hpp"
+
+namespace ava::cli {
+
+enum class OutputFormat { text, json, stream_json };
+
+// What `ava -p` prints: in text mode the final answer; in json mode one
+// result object; in stream-json mode one JSON object per line (an init line,
+// every durable session event as the log stores it, then the result), so
+// scripts can follow a run as it happens.
+class PromptOutput {
+ public:
+  PromptOutput(OutputFormat format, bool verbose) : format_(format), verbose_(verbose) {}
+
+  void init(const agent::Agent& agent, const std::vector<std::string>& tools);
+  // Durable events, from the log's writing thread.
+  void on_event(const session::Event& event);
+  // Live progress (tool activity for --verbose), from the driver.
+  void on_live(const agent::LiveEvent& event);
+  // Prints the outcome and returns the exit code.
+  int finish(const agent::Agent& agent, const llm::ModelInfo& model, std::int64_t duration_ms);
+
+ private:
+  void line(const nlohmann::json& object);
+
+  OutputFormat format_;
+  bool verbose_;
+  std::mutex mutex_;
+  std::string last_text_;
+  std::optional<session::TurnEnded> turn_end_;
+  std::string turn_id_;
+  int steps_ = 0;
+  llm::Usage usage_;  // of this run's turns
+};
+
+}  // namespace ava::cli

@@ -1,0 +1,168 @@
+// Event streams: a conversation's durable events (replay from a cursor, then
+// the live tail) and the status stream of the present.
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "ava/session/follower.hpp"
+#include "ava/transport/sse.hpp"
+#include "server/api.hpp"
+
+namespace ava::server {
+namespace {
+
+namespace asio = boost::asio;
+
+constexpr std::chrono::seconds keep_alive_interval{15};
+constexpr std::size_t replay_chunk_bytes = std::size_t{256} * 1024;
+// How much of the log one replay step reads: memory per replaying
+// subscriber stays bounded whatever the length of the history.
+constexpr std::size_t replay_read_bytes = std::size_t{256} * 1024;
+
+// The cursor: ?after=N, else Last-Event-ID, else 0 (from the start).
+std::optional<std::int64_t> cursor_of(const httpd::HttpRequest& request) {
+  std::string_view text = request.header("last-event-id");
+  if (auto after = request.query_value("after")) text = *after;
+  if (text.empty()) return 0;
+  std::int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+// Writes the log's events after `after` (those the feed no longer or never
+// held); returns the new cursor, or nullopt when the client is gone.
+asio::awaitable<std::optional<std::int64_t>> replay_from_log(httpd::Exchange& exchange,
+                                                             const std::filesystem::path& log,
+                                                             std::int64_t after) {
+  auto follower = session::LogFollower::open(log, static_cast<session::Seq>(after));
+  if (!follower) co_return after;
+  std::string chunk;
+  do {
+    auto events = (*follower)->poll(replay_read_bytes);
+    if (!events) break;
+    for (const auto& event : *events) {
+      chunk += event_frame(event);
+      after = static_cast<std::int64_t>(event.seq);
+      if (chunk.size() >= replay_chunk_bytes) {
+        if (!co_await exchange.write_events(chunk)) co_return std::nullopt;
+        chunk.clear();
+      }
+    }
+  } while ((*follower)->has_unread());
+  if (!chunk.empty() && !co_await exchange.write_events(chunk)) co_return std::nullopt;
+  co_return after;
+}
+
+// Follows `feed` from `after` until the client goes, the feed closes or the
+// client falls behind what the feed holds. `replay` fills gaps before the
+// feed's floor, only until the stream has caught up once.
+asio::awaitable<void> follow(
+    httpd::Exchange& exchange, httpd::EventFeed& feed, std::int64_t after,
+    const std::function<asio::awaitable<std::optional<std::int64_t>>(std::int64_t)>& replay) {
+  bool caught_up = false;
+  int replays = 0;
+  // While it waits, the feed writes new frames straight to the socket.
+  httpd::EventFeed::Listener listener(co_await asio::this_coro::executor, exchange.socket_handle());
+  std::string joined;
+  for (;;) {
+    auto batch = feed.take(after);
+    switch (batch.outcome) {
+      case httpd::EventFeed::Outcome::frames: {
+        after = batch.frames.back()->seq;
+        caught_up = true;
+        // Usually one frame: written from the shared copy, without joining.
+        std::string_view frames = batch.frames.front()->bytes;
+        if (batch.frames.size() > 1) {
+          joined.clear();
+          for (const auto& frame : batch.frames) joined += frame->bytes;
+          frames = joined;
+        }
+        if (!co_await exchange.write_events(frames)) co_return;
+        break;
+      }
+      case httpd::EventFeed::Outcome::behind: {
+        if (caught_up || !replay || ++replays > 3) {
+          // Cut: the client reconnects with Last-Event-ID and replays from the log.
+          const std::string notice =
+              transport::encode_sse_comment("cut: too far behind; reconnect from your cursor");
+          co_await exchange.write_events(notice);
+          co_return;
+        }
+        auto next = co_await replay(after);
+        if (!next) co_return;
+        if (*next == after) {
+          // The feed starts later than the log ends: nothing more to replay.
+          after = feed.floor();
+        } else {
+          after = *next;
+        }
+        break;
+      }
+      case httpd::EventFeed::Outcome::nothing_yet: {
+        caught_up = true;
+        auto wake = co_await feed.wait(listener, after, keep_alive_interval);
+        after = wake.after;
+        if (wake.gone) co_return;
+        if (!wake.unsent.empty() && !co_await exchange.write_events(wake.unsent)) co_return;
+        if (!wake.woken && !co_await exchange.write_events(transport::encode_sse_comment())) {
+          co_return;
+        }
+        break;
+      }
+      case httpd::EventFeed::Outcome::closed: co_return;
+    }
+  }
+}
+
+}  // namespace
+
+void add_event_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context) {
+  router.add("GET", "/api/conversations/{id}/events",
+             [context](httpd::Exchange& exchange) -> asio::awaitable<void> {
+               auto cursor = cursor_of(exchange.request());
+               if (!cursor) {
+                 httpd::HttpResponse reply = httpd::error_response(
+                     400, "invalid_argument", "the cursor must be a sequence number");
+                 co_await exchange.respond(std::move(reply));
+                 co_return;
+               }
+               auto live = context->host->open(exchange.request().params[0]);
+               if (!live) {
+                 httpd::HttpResponse reply = httpd::error_response(live.error());
+                 co_await exchange.respond(std::move(reply));
+                 co_return;
+               }
+               const auto log = (*live)->agent->log_path();
+               std::shared_ptr<httpd::EventFeed> feed = (*live)->events;
+               live->reset();  // the stream must not keep an unloaded conversation alive
+               if (!co_await exchange.begin_events()) co_return;
+               if (!co_await exchange.write_events("retry: 1000\n\n")) co_return;
+               co_await follow(exchange, *feed, *cursor, [&](std::int64_t after) {
+                 return replay_from_log(exchange, log, after);
+               });
+             });
+
+  router.add(
+      "GET", "/api/status/events", [context](httpd::Exchange& exchange) -> asio::awaitable<void> {
+        // The present first: the state of every loaded conversation.
+        nlohmann::json loaded = nlohmann::json::array();
+        for (const auto& live : context->host->loaded()) {
+          nlohmann::json item = status_json(live->agent->status());
+          item["conversationId"] = live->id;
+          loaded.push_back(std::move(item));
+        }
+        httpd::EventFeed& feed = context->status->feed();
+        const std::int64_t start = feed.last_seq();
+        const std::string snapshot =
+            nlohmann::json{{"type", "snapshot"}, {"conversations", loaded}}.dump(
+                -1, ' ', false, nlohmann::json::error_handler_t::replace);
+        const std::string id = std::to_string(start);
+        auto frame = transport::encode_sse({.event = "snapshot", .data = snapshot, .id = id});
+        if (!co_await exchange.begin_events()) co_return;
+        if (!co_await exchange.write_events("retry: 1000\n\n" + frame.value_or(""))) co_return;
+        co_await follow(exchange, feed, start, nullptr);
+      });
+}
+
+}  // namespace ava::server

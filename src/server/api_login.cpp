@@ -1,0 +1,92 @@
+// Browser logins (docs/security.md): a one-time code in a URL traded for a
+// session cookie, and new codes for clients that already hold a secret.
+#include <nlohmann/json.hpp>
+
+#include "ava/base/json.hpp"
+#include "ava/httpd/login_gate.hpp"
+#include "server/api.hpp"
+
+namespace ava::server {
+namespace {
+
+namespace asio = boost::asio;
+
+httpd::HttpResponse with_cookie(const httpd::LoginGate& gate, const std::string& session,
+                                httpd::HttpResponse response) {
+  response.headers.emplace_back("Set-Cookie", gate.set_cookie(session));
+  return response;
+}
+
+httpd::HttpResponse to_app() {
+  return httpd::HttpResponse{.status = 303,
+                             .content_type = "text/plain; charset=utf-8",
+                             .body = "signed in\n",
+                             .headers = {{"Location", "/"}}};
+}
+
+httpd::HttpResponse spent_link() {
+  return httpd::HttpResponse{
+      .status = 401,
+      .content_type = "text/html; charset=utf-8",
+      .body = httpd::sign_in_page("This login link was already used or has expired.")};
+}
+
+// GET /?login=CODE: the browser's side of the trade, answered with a
+// redirect so the code leaves the address bar and the history.
+httpd::HttpResponse login_link(httpd::LoginGate& gate, const httpd::HttpRequest& request) {
+  if (auto session = gate.redeem(request.query.at("login"))) {
+    return with_cookie(gate, *session, to_app());
+  }
+  if (gate.admits(request.header("cookie"))) return to_app();
+  return spent_link();
+}
+
+// POST /api/login {"code"}: the same trade for a script.
+httpd::HttpResponse login(httpd::LoginGate& gate, const httpd::HttpRequest& request) {
+  auto body = json_body(request);
+  if (!body) return httpd::error_response(body.error());
+  const auto code = base::json_field<std::string>(*body, "code");
+  if (!code)
+    return httpd::error_response(400, "invalid_argument", "the body must be {\"code\": string}");
+  auto session = gate.redeem(*code);
+  if (!session) {
+    return httpd::error_response(401, "unauthorized",
+                                 "the login code was already used or has expired");
+  }
+  return with_cookie(gate, *session, httpd::HttpResponse{.status = 204});
+}
+
+// POST /api/login-codes: a new code for a client holding the token or a
+// session, such as `ava backend open` giving a browser the backend's UI.
+httpd::HttpResponse new_code(httpd::LoginGate& gate) {
+  auto code = gate.issue_code();
+  if (!code) return httpd::error_response(code.error());
+  return httpd::json_response(
+      201, {{"code", *code},
+            {"url", gate.login_url(*code)},
+            {"expiresInMs", std::chrono::milliseconds(httpd::LoginGate::code_lifetime).count()}});
+}
+
+}  // namespace
+
+void add_login_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context,
+                      httpd::Handler static_files) {
+  std::shared_ptr<httpd::LoginGate> gate = context->logins;
+  router.add("GET", "/",
+             [gate, static_files = std::move(static_files)](
+                 httpd::Exchange& exchange) -> asio::awaitable<void> {
+               // The fence let `/` through without a secret only as the login link.
+               if (httpd::is_login_request(exchange.request())) {
+                 httpd::HttpResponse reply = login_link(*gate, exchange.request());
+                 co_await exchange.respond(std::move(reply));
+               } else {
+                 co_await static_files(exchange);
+               }
+             });
+  router.add("POST", "/api/login",
+             answer([gate](const httpd::HttpRequest& request) { return login(*gate, request); }));
+  router.add("POST", "/api/login-codes",
+             answer([gate](const httpd::HttpRequest&) { return new_code(*gate); }));
+}
+
+}  // namespace ava::server

@@ -1,0 +1,248 @@
+#include "server/conversation_host.hpp"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ava/agent/prompt.hpp"
+#include "ava/base/clock.hpp"
+#include "ava/base/id.hpp"
+#include "ava/capabilities/mcp_tool_source.hpp"
+#include "ava/capabilities/skill_availability.hpp"
+#include "ava/session/codec.hpp"
+#include "ava/transport/sse.hpp"
+
+namespace ava::server {
+namespace {
+
+namespace asio = boost::asio;
+
+// Per-conversation backlog: what a subscriber may lag before it is cut.
+constexpr std::size_t event_backlog_frames = 4096;
+constexpr std::size_t status_backlog_bytes = std::size_t{1024} * 1024;
+constexpr std::size_t status_backlog_frames = 8192;
+
+}  // namespace
+
+protocol::TokenTotals totals_of(const llm::Usage& usage) {
+  return {.input = usage.input_tokens,
+          .output = usage.output_tokens,
+          .cache_read = usage.cache_read_tokens,
+          .cache_write = usage.cache_write_tokens};
+}
+
+nlohmann::json live_message(const std::string& id, const agent::LiveEvent& event) {
+  if (const auto* state = std::get_if<agent::StateChanged>(&event)) {
+    return {{"type", "state"}, {"conversationId", id}, {"state", agent::to_string(state->state)}};
+  }
+  if (const auto* tool = std::get_if<agent::ToolActivity>(&event)) {
+    return {{"type", "tool"},
+            {"conversationId", id},
+            {"turnId", tool->turn_id},
+            {"callId", tool->call_id},
+            {"toolName", tool->tool_name},
+            {"label", tool->label},
+            {"finished", tool->finished}};
+  }
+  const auto& progress = std::get<agent::StreamProgress>(event);
+  if (const auto* text = std::get_if<llm::TextDelta>(&progress.event)) {
+    return {{"type", "delta"},
+            {"conversationId", id},
+            {"turnId", progress.turn_id},
+            {"step", progress.step},
+            {"text", text->text}};
+  }
+  if (const auto* thinking = std::get_if<llm::ThinkingDelta>(&progress.event)) {
+    return {{"type", "thinking"},
+            {"conversationId", id},
+            {"turnId", progress.turn_id},
+            {"step", progress.step},
+            {"text", thinking->text}};
+  }
+  return nullptr;  // tool-argument deltas and the like: not shown live
+}
+
+std::string event_frame(const session::Event& event) {
+  std::string line = session::encode_line(event);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  const std::string id = std::to_string(event.seq);
+  auto frame =
+      transport::encode_sse({.event = session::type_name(event.body), .data = line, .id = id},
+                            std::max(base::Limits::defaults().sse_frame, line.size() + 256));
+  return frame ? std::move(*frame) : std::string();
+}
+
+StatusFeed::StatusFeed(const boost::asio::any_io_executor& executor)
+    : feed_(std::make_shared<httpd::EventFeed>(executor, status_backlog_bytes,
+                                               status_backlog_frames, 0)) {}
+
+void StatusFeed::publish(const nlohmann::json& message) {
+  if (message.is_null()) return;
+  const std::string data = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::lock_guard lock(mutex_);
+  const std::int64_t seq = ++next_seq_;
+  const std::string id = std::to_string(seq);
+  auto frame =
+      transport::encode_sse({.event = message.value("type", "status"), .data = data, .id = id});
+  if (frame) feed_->publish(seq, std::move(*frame));
+}
+
+ConversationHost::ConversationHost(Options options) : options_(std::move(options)) {}
+
+ConversationHost::~ConversationHost() = default;
+
+std::filesystem::path ConversationHost::log_path(const std::string& id) const {
+  return options_.home.sessions() / (id + ".jsonl.zst");
+}
+
+Result<protocol::Conversation> ConversationHost::create(
+    const protocol::CreateConversation& request) {
+  auto project = options_.registry->project(request.project_id);
+  if (!project) return fail(ErrorCode::not_found, "no project " + request.project_id);
+  {
+    std::lock_guard lock(mutex_);
+    if (closing_) return fail(ErrorCode::unavailable, "the server is shutting down");
+  }
+  AVA_TRY_VOID(options_.home.ensure_dir("sessions"));
+  const std::string id = base::new_id();
+  agent::AgentOptions agent_options;
+  agent_options.provider_factory = options_.provider_factory;
+  agent_options.model = {.provider = request.model.provider, .model = request.model.model};
+  agent_options.cwd = project->path;
+  agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
+  agent_options.disabled_skills = capabilities::disabled_skills_for(options_.home, project->path);
+  agent_options.tool_source = tool_source_for(project->path);
+  agent_options.limits = options_.limits;
+  AVA_TRY(auto created,
+          agent::Agent::create(options_.executor, log_path(id), std::move(agent_options)));
+  const auto status = created->status();
+  const std::int64_t now = base::unix_ms_now();
+  protocol::Conversation conversation{.id = id,
+                                      .project_id = project->id,
+                                      .title = request.title,
+                                      .model = {.provider = status.provider, .model = status.model},
+                                      .created_ms = now,
+                                      .updated_ms = now,
+                                      .last_seq = static_cast<std::int64_t>(status.last_seq)};
+  if (auto added = options_.registry->add_conversation(conversation); !added) {
+    // No registry entry: the log stays on disk but the conversation is not listed.
+    return std::unexpected(added.error());
+  }
+  AVA_TRY_VOID(attach(id, std::move(created)));
+  options_.status->publish({{"type", "catalog"},
+                            {"action", "created"},
+                            {"conversation", protocol::to_json(conversation)}});
+  return conversation;
+}
+
+Result<std::shared_ptr<LiveConversation>> ConversationHost::open(const std::string& id) {
+  if (auto live = find_loaded(id)) return live;
+  if (!options_.registry->conversation(id))
+    return fail(ErrorCode::not_found, "no conversation " + id);
+  // Loading reads the log; one load at a time keeps two threads from opening
+  // the same log twice.
+  std::lock_guard load_lock(load_mutex_);
+  if (auto live = find_loaded(id)) return live;
+  {
+    std::lock_guard lock(mutex_);
+    if (closing_) return fail(ErrorCode::unavailable, "the server is shutting down");
+  }
+  agent::AgentOptions agent_options;
+  agent_options.provider_factory = options_.provider_factory;
+  agent_options.limits = options_.limits;
+  if (auto conversation = options_.registry->conversation(id)) {
+    if (auto project = options_.registry->project(conversation->project_id)) {
+      agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
+      agent_options.disabled_skills =
+          capabilities::disabled_skills_for(options_.home, project->path);
+      agent_options.tool_source = tool_source_for(project->path);
+    }
+  }
+  auto opened = agent::Agent::create_at(options_.executor, log_path(id), std::move(agent_options));
+  if (!opened) {
+    return fail(opened.error().code,
+                "cannot open conversation " + id + ": " + opened.error().message);
+  }
+  return attach(id, std::move(*opened));
+}
+
+Result<std::shared_ptr<LiveConversation>> ConversationHost::attach(
+    const std::string& id, std::unique_ptr<agent::Agent> agent) {
+  auto live = std::make_shared<LiveConversation>();
+  live->id = id;
+  live->events = std::make_shared<httpd::EventFeed>(
+      options_.executor, options_.limits.sse_subscriber_backlog, event_backlog_frames, 0);
+  std::weak_ptr<LiveConversation> weak = live;
+  auto feed = live->events;
+  agent->subscribe([this, feed, weak](const session::Event& event) {
+    feed->publish(static_cast<std::int64_t>(event.seq), event_frame(event));
+    if (std::holds_alternative<session::TurnEnded>(event.body)) on_turn_end(weak);
+  });
+  // Everything up to here is in the log; the feed holds what comes after.
+  feed->start_after(static_cast<std::int64_t>(agent->status().last_seq));
+  StatusFeed* status = options_.status;
+  agent->subscribe_live(
+      [status, id](const agent::LiveEvent& event) { status->publish(live_message(id, event)); });
+  live->agent = std::move(agent);
+  std::lock_guard lock(mutex_);
+  loaded_[id] = live;
+  return live;
+}
+
+void ConversationHost::on_turn_end(const std::weak_ptr<LiveConversation>& weak) {
+  // Not on the agent's writing thread: status() must not be called from a
+  // durable-event callback.
+  asio::post(options_.executor, [this, weak] {
+    auto live = weak.lock();
+    if (!live || !live->agent) return;
+    const auto status = live->agent->status();
+    const std::int64_t now = base::unix_ms_now();
+    const auto usage = totals_of(status.usage);
+    options_.registry->record_activity(live->id, static_cast<std::int64_t>(status.last_seq), usage,
+                                       now);
+    options_.status->publish({{"type", "summary"},
+                              {"conversationId", live->id},
+                              {"updatedMs", now},
+                              {"lastSeq", status.last_seq},
+                              {"usage", protocol::to_json(usage)},
+                              {"lastError", status.last_error}});
+  });
+}
+
+std::shared_ptr<tool::ToolSource> ConversationHost::tool_source_for(
+    const std::filesystem::path& project) const {
+  if (!options_.mcp) return nullptr;
+  return capabilities::mcp_tool_source(options_.mcp, project,
+                                       [](const std::string& note) { spdlog::info("{}", note); });
+}
+
+std::shared_ptr<LiveConversation> ConversationHost::find_loaded(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  auto it = loaded_.find(id);
+  return it == loaded_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<LiveConversation>> ConversationHost::loaded() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<LiveConversation>> list;
+  for (const auto& [id, live] : loaded_) list.push_back(live);
+  return list;
+}
+
+asio::awaitable<void> ConversationHost::close_all() {
+  std::map<std::string, std::shared_ptr<LiveConversation>, std::less<>> closing;
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+    closing.swap(loaded_);
+  }
+  // Abort everything first so running tools stop in parallel, then wait.
+  for (auto& [id, live] : closing) (void)live->agent->abort();
+  for (auto& [id, live] : closing) {
+    auto closed = co_await live->agent->close();
+    if (!closed) spdlog::error("conversation {}: close failed: {}", id, closed.error().message);
+    live->events->close();
+  }
+}
+
+}  // namespace ava::server
