@@ -51,6 +51,14 @@ std::string base64_encode(std::string_view bytes) {
   return out;
 }
 
+std::string base64url_encode(std::string_view bytes) {
+  std::string out = base64_encode(bytes);
+  while (!out.empty() && out.back() == '=') out.pop_back();
+  std::ranges::replace(out, '+', '-');
+  std::ranges::replace(out, '/', '_');
+  return out;
+}
+
 std::optional<std::string> base64_decode(std::string_view text, std::size_t limit) {
   if (text.size() % 4 != 0) return std::nullopt;
   std::string out;

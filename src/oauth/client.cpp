@@ -13,6 +13,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "ava/base/base64.hpp"
 #include "ava/base/json.hpp"
 #include "ava/base/log.hpp"
 #include "oauth/internal.hpp"
@@ -140,7 +141,7 @@ oauth::Params authorize_params(const oauth::ClientChoice& client, const std::str
                                const std::string& scope, const std::string& resource) {
   oauth::Params query{{"response_type", "code"},
                       {"client_id", client.client_id},
-                      {"code_challenge", oauth::base64(oauth::sha256(verifier), true)},
+                      {"code_challenge", base::base64url_encode(oauth::sha256(verifier))},
                       {"code_challenge_method", "S256"},
                       {"redirect_uri", redirect_uri},
                       {"state", state}};

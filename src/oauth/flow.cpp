@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/base64.hpp"
 #include "ava/base/json.hpp"
 #include "ava/base/log.hpp"
 #include "ava/base/text.hpp"
@@ -159,7 +160,7 @@ asio::awaitable<Result<TokenAnswer>> token_request(transport::HttpClientOptions 
   if (client.auth_method == "client_secret_basic") {
     // RFC 6749 §2.3.1: both parts form-encoded before base64.
     const auto pair = percent_encode(client.client_id) + ":" + percent_encode(client.client_secret);
-    request.headers.push_back({"Authorization", "Basic " + base64(pair, false)});
+    request.headers.push_back({"Authorization", "Basic " + base::base64_encode(pair)});
   } else {
     params.emplace_back("client_id", client.client_id);
     if (client.auth_method == "client_secret_post") {

@@ -28,7 +28,6 @@ std::string percent_encode(std::string_view text);  // RFC 3986 unreserved kept
 std::string percent_decode(std::string_view text);  // '+' is a space (forms)
 std::string form_encode(const Params& params);
 Params parse_query(std::string_view query);
-std::string base64(std::string_view bytes, bool url);  // url: base64url without padding
 std::string sha256(std::string_view bytes);
 std::string random_token(std::size_t bytes);  // base64url of CSPRNG bytes
 // URL with `params` appended to its query.

@@ -12,6 +12,7 @@
 #include <openssl/sha.h>
 #include <boost/asio/this_coro.hpp>
 
+#include "ava/base/base64.hpp"
 #include "ava/base/json.hpp"
 #include "ava/base/log.hpp"
 #include "ava/base/text.hpp"
@@ -122,35 +123,6 @@ std::string with_query(std::string_view url, const Params& params) {
   return out + form_encode(params);
 }
 
-std::string base64(std::string_view bytes, bool url) {
-  static constexpr std::string_view plain =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  static constexpr std::string_view safe =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  const auto alphabet = url ? safe : plain;
-  std::string out;
-  std::size_t i = 0;
-  auto at = [&](std::size_t k) { return static_cast<unsigned char>(bytes[k]); };
-  for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned v = (at(i) << 16U) | (at(i + 1) << 8U) | at(i + 2);
-    for (int shift = 18; shift >= 0; shift -= 6) out += alphabet[(v >> shift) & 63U];
-  }
-  const auto rest = bytes.size() - i;
-  if (rest == 1) {
-    const unsigned v = at(i) << 16U;
-    out += alphabet[(v >> 18U) & 63U];
-    out += alphabet[(v >> 12U) & 63U];
-    if (!url) out += "==";
-  } else if (rest == 2) {
-    const unsigned v = (at(i) << 16U) | (at(i + 1) << 8U);
-    out += alphabet[(v >> 18U) & 63U];
-    out += alphabet[(v >> 12U) & 63U];
-    out += alphabet[(v >> 6U) & 63U];
-    if (!url) out += '=';
-  }
-  return out;
-}
-
 std::string sha256(std::string_view bytes) {
   std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
   SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest.data());
@@ -164,7 +136,7 @@ std::string random_token(std::size_t bytes) {
     // sign in with a guessable one.
     std::abort();
   }
-  return base64(raw, true);
+  return base::base64url_encode(raw);
 }
 
 Challenge parse_challenge(std::string_view header) {

@@ -23,6 +23,17 @@ TEST_CASE("base64: RFC 4648 vectors both ways", "[base][base64]") {
   }
 }
 
+TEST_CASE("base64url: the URL-safe alphabet without padding", "[base][base64]") {
+  using ava::base::base64url_encode;
+  CHECK(base64url_encode("") == "");
+  CHECK(base64url_encode("f") == "Zg");
+  CHECK(base64url_encode("fo") == "Zm8");
+  CHECK(base64url_encode("foobar") == "Zm9vYmFy");
+  CHECK(base64_encode("\xFB\xFF") == "+/8=");
+  CHECK(base64url_encode("\xFB\xFF") == "-_8");
+  CHECK(base64url_encode("\xFF\xFF\xFE") == "___-");
+}
+
 TEST_CASE("base64: random bytes round-trip", "[base][base64]") {
   std::mt19937 random(42);
   for (std::size_t size = 0; size < 300; ++size) {

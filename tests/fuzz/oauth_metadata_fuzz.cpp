@@ -11,7 +11,7 @@
 // scope_union, and the document as stored credentials
 // (OAuthCredentials::from_json, which keeps the metadata). The same bytes
 // are also a challenge header (parse_challenge) and a callback query
-// (parse_query, percent_decode, form_encode, with_query, base64).
+// (parse_query, percent_decode, form_encode, with_query) and base64(url).
 //
 // Checks: nothing throws and nothing is undefined; an accepted endpoint is
 // https, or http to a loopback host, without fragment, space or control
@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ava/base/base64.hpp"
 #include "ava/base/json.hpp"
 #include "ava/base/text.hpp"
 #include "ava/transport/url.hpp"
@@ -133,9 +134,9 @@ void check_query(std::string_view text) {
   if (!params.empty()) FUZZ_CHECK(oauth::param(params, params[0].first) == params[0].second);
   const auto url = oauth::with_query("https://as.example/authorize", params);
   FUZZ_CHECK(oauth::parse_query(std::string_view(url).substr(url.find('?') + 1)) == params);
-  const auto plain = oauth::base64(text, false);
+  const auto plain = ava::base::base64_encode(text);
   FUZZ_CHECK(plain.size() == (text.size() + 2) / 3 * 4);
-  const auto safe = oauth::base64(text, true);
+  const auto safe = ava::base::base64url_encode(text);
   FUZZ_CHECK(safe.size() == (text.size() * 4 + 2) / 3);
   FUZZ_CHECK(plain.substr(0, safe.size()).find_first_of("+/") == safe.find_first_of("-_"));
 }

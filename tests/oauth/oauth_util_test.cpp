@@ -1,18 +1,18 @@
 #include <catch2/catch.hpp>
 
+#include "ava/base/base64.hpp"
 #include "oauth/internal.hpp"
 
 namespace oauth = ava::oauth;
 
 TEST_CASE("OAuth: PKCE S256 matches RFC 7636 appendix B", "[mcp][oauth]") {
   const std::string verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-  CHECK(oauth::base64(oauth::sha256(verifier), true) ==
+  CHECK(ava::base::base64url_encode(oauth::sha256(verifier)) ==
         "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
   const auto random = oauth::random_token(32);
   CHECK(random.size() == 43);  // RFC 7636: 43 to 128 characters
   CHECK(random != oauth::random_token(32));
-  CHECK(oauth::base64("ab", false) == "YWI=");
-  CHECK(oauth::base64("a:b c", false) == "YTpiIGM=");
+  CHECK(ava::base::base64_encode("a:b c") == "YTpiIGM=");  // client_secret_basic
 }
 
 TEST_CASE("OAuth: WWW-Authenticate Bearer parameters", "[mcp][oauth]") {

@@ -10,6 +10,9 @@ namespace ava::base {
 // Standard base64 (RFC 4648 §4, with padding).
 std::string base64_encode(std::string_view bytes);
 
+// base64url (RFC 4648 §5) without padding, as PKCE and JWTs use it.
+std::string base64url_encode(std::string_view bytes);
+
 // Strict decoding: the standard alphabet, padded to a multiple of four, no
 // whitespace; nullopt for anything else. Stops with nullopt as soon as the
 // decoded size would pass `limit`.
