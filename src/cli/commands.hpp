@@ -12,7 +12,7 @@ struct CliContext {
   bool ran = false;  // a top-level mode (-p) ran instead of a subcommand
 };
 
-// One function per command file (src/app/cmd_<name>.cpp); cli.cpp calls each.
+// One function per command file (src/cli/cmd_<name>.cpp); cli.cpp calls each.
 void add_session_commands(CLI::App& cli, CliContext& context);
 void add_debug_commands(CLI::App& cli, CliContext& context);
 void add_models_commands(CLI::App& cli, CliContext& context);

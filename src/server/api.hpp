@@ -41,7 +41,7 @@ struct ApiContext {
   std::shared_ptr<httpd::LoginGate> logins;  // browser sessions (api_login.cpp)
 };
 
-// One function per route file (src/app/api_<area>.cpp).
+// One function per route file (src/server/api_<area>.cpp).
 void add_system_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 void add_settings_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 void add_project_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);

@@ -10,8 +10,8 @@
 
 #include "ava/base/error.hpp"
 
-// The JSON shapes of the HTTP/SSE API (docs/api.md), shared by the server
-// (app) and its clients (desktop). Field names are camelCase on the wire.
+// The JSON shapes of the HTTP/SSE API (docs/api.md), shared by the API server
+// (the server package) and its clients (desktop, web). Field names are camelCase on the wire.
 // Parsing is strict about types and lenient about unknown fields, so an
 // older server accepts a newer client's extra fields.
 namespace ava::protocol {

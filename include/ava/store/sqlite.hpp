@@ -1,8 +1,9 @@
 #pragma once
 
-// Thin RAII over the SQLite C API for the capabilities store: prepared
-// statements with bound values (never SQL spliced from input), exec and
-// BEGIN IMMEDIATE transactions. Private to the app package.
+// Thin RAII over the SQLite C API for every store (capabilities.sqlite3
+// today; automations and analytics next): prepared statements with bound
+// values (never SQL spliced from input), exec and BEGIN IMMEDIATE
+// transactions.
 #include <sqlite3.h>
 
 #include <cstdint>
