@@ -5,8 +5,8 @@
 #
 #   app (the mains) -> cli -> server -> {capabilities, httpd, registry, machine}
 #   capabilities -> {agent, mcp, store};  mcp -> {oauth, tool}
-#   agent -> {session, llm, tool} -> {transport, proc, base}
-#   desktop -> protocol + transport (never agent)
+#   agent -> {session, llm, tool} -> {transport, proc, content, base}
+#   desktop -> machine + protocol + transport (never agent)
 #
 # A package may link and include only the packages listed for it (each edge
 # listed is one the code uses), and no core package may reach Qt or the
@@ -14,31 +14,31 @@
 # library: src/app holds the two binaries' mains, and its entry here is for
 # the include check.
 set(AVA_PACKAGE_ORDER
-  base proc transport llm session tool oauth mcp agent protocol
+  base content proc transport llm session tool oauth mcp agent protocol
   store registry machine httpd capabilities server cli desktop)
 
 set(AVA_ALLOWED_base "")
+set(AVA_ALLOWED_content "")
 set(AVA_ALLOWED_proc base)
 set(AVA_ALLOWED_transport base)
-set(AVA_ALLOWED_llm transport base)
-# session uses llm's provider-neutral message types for context reconstruction.
-set(AVA_ALLOWED_session llm base)
-set(AVA_ALLOWED_tool proc base)
+set(AVA_ALLOWED_llm content transport base)
+set(AVA_ALLOWED_session content base)
+set(AVA_ALLOWED_tool content proc base)
 set(AVA_ALLOWED_oauth transport base)
 set(AVA_ALLOWED_mcp oauth tool proc transport base)
-set(AVA_ALLOWED_agent session llm tool proc transport base)
-set(AVA_ALLOWED_protocol session llm base)
+set(AVA_ALLOWED_agent session llm tool content base)
+set(AVA_ALLOWED_protocol base)
 set(AVA_ALLOWED_store base)
-set(AVA_ALLOWED_registry protocol proc base)
-set(AVA_ALLOWED_machine base)
+set(AVA_ALLOWED_registry protocol base)
+set(AVA_ALLOWED_machine transport base)
 set(AVA_ALLOWED_httpd machine protocol transport base)
 set(AVA_ALLOWED_capabilities agent mcp oauth store tool base)
 set(AVA_ALLOWED_server capabilities httpd registry machine agent protocol session llm proc transport base)
 set(AVA_ALLOWED_cli server capabilities machine mcp oauth agent session llm proc base)
 set(AVA_ALLOWED_app cli server base)
-set(AVA_ALLOWED_desktop protocol transport base)
+set(AVA_ALLOWED_desktop machine protocol transport base)
 
-set(AVA_CORE_PACKAGES base proc transport session llm tool oauth mcp agent)
+set(AVA_CORE_PACKAGES base content proc transport session llm tool oauth mcp agent)
 set(AVA_APP_TARGETS ava_server ava_cli ava_desktop)
 
 # Collects every target name reachable through link dependencies.

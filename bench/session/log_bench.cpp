@@ -24,7 +24,7 @@ double minor_faults() {
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_minflt);
 }
-namespace llm = ava::llm;
+namespace content = ava::content;
 
 SessionStarted start() {
   return {.session_id = "bench", .model = "m", .cwd = "/w", .version = "b"};
@@ -32,11 +32,12 @@ SessionStarted start() {
 
 // An event whose encoded JSON line is about 1 KiB.
 EventBody one_kib_event(int i) {
-  return ToolResult{.turn_id = "turn-" + std::to_string(i / 10),
-                    .step = 1,
-                    .call_id = "call_" + std::to_string(i),
-                    .tool_name = "bash",
-                    .content = {llm::TextBlock{std::string(880, static_cast<char>('a' + i % 26))}}};
+  return ToolResult{
+      .turn_id = "turn-" + std::to_string(i / 10),
+      .step = 1,
+      .call_id = "call_" + std::to_string(i),
+      .tool_name = "bash",
+      .content = {content::TextBlock{std::string(880, static_cast<char>('a' + i % 26))}}};
 }
 
 // A conversation-shaped mix: input, turn, step, assistant with a tool call,
@@ -54,27 +55,28 @@ std::vector<EventBody> conversation_turn(int turn) {
       TurnStarted{.turn_id = id},
       StepStarted{.turn_id = id, .step = 1, .model = "m"},
       InputClaimed{.input_ids = {"in-" + id}, .turn_id = id, .step = 1},
-      AssistantMessage{
-          .turn_id = id,
-          .step = 1,
-          .content = {llm::TextBlock{"Let me search for the failing assertion."},
-                      llm::ToolCallBlock{.id = "call-" + id,
-                                         .name = "bash",
-                                         .arguments = R"({"command":"grep -rn compute src"})"}}},
+      AssistantMessage{.turn_id = id,
+                       .step = 1,
+                       .content = {content::TextBlock{"Let me search for the failing assertion."},
+                                   content::ToolCallBlock{
+                                       .id = "call-" + id,
+                                       .name = "bash",
+                                       .arguments = R"({"command":"grep -rn compute src"})"}}},
       ToolResult{.turn_id = id,
                  .step = 1,
                  .call_id = "call-" + id,
                  .tool_name = "bash",
-                 .content = {llm::TextBlock{output}},
+                 .content = {content::TextBlock{output}},
                  .details = {{"exitCode", 0}}},
       UsageRecorded{.turn_id = id,
                     .step = 1,
                     .model = "m",
                     .usage = {.input_tokens = 1200 + turn, .output_tokens = 80}},
       StepEnded{.turn_id = id, .step = 1, .stop_reason = "tool_use"},
-      AssistantMessage{.turn_id = id,
-                       .step = 2,
-                       .content = {llm::TextBlock{"Fixed: the off-by-one in compute() is gone."}}},
+      AssistantMessage{
+          .turn_id = id,
+          .step = 2,
+          .content = {content::TextBlock{"Fixed: the off-by-one in compute() is gone."}}},
       TurnEnded{.turn_id = id}};
 }
 

@@ -153,14 +153,8 @@ asio::awaitable<session::ToolResult> AgentCore::run_tool(const std::string& turn
       .tool_name = call.name,
       .status = outcome->is_error ? session::ToolStatus::error : session::ToolStatus::ok,
       .details = outcome->details.empty() ? json() : outcome->details};
-  for (auto& block : outcome->content) {
-    if (auto* text = std::get_if<tool::TextContent>(&block)) {
-      result.content.emplace_back(llm::TextBlock{std::move(text->text)});
-    } else if (auto* image = std::get_if<tool::ImageContent>(&block)) {
-      result.content.emplace_back(
-          llm::ImageBlock{.media_type = image->media_type, .data = std::move(image->data_base64)});
-    }
-  }
+  // Tools return the provider-neutral blocks the log records: no mapping.
+  result.content = std::move(outcome->content);
   if (interrupted) {
     result.status = session::ToolStatus::interrupted;
     result.content.emplace_back(

@@ -16,7 +16,7 @@ namespace {
 void add_all_mcp_commands(CLI::App& cli, CliContext& context) {
   add_mcp_commands(cli, context);
   add_mcp_login_commands(mcp_command(cli), context);
-  add_mcp_conformance_command(mcp_command(cli));
+  add_mcp_conformance_command(mcp_command(cli), context);
 }
 
 // The top-level subcommands, in the order help lists them. Building one

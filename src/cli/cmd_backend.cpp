@@ -12,29 +12,25 @@
 namespace ava::cli {
 namespace {
 
-int fail_with(const Error& error) {
-  std::fprintf(stderr, "ava: %s\n", error.message.c_str());
-  return 1;
-}
+// Failures print as "ava: <message>".
+constexpr CommandName command_name{};
 
-int start(const base::Home& home, int port) {
-  auto started = machine::start_backend(home, port);
-  if (!started) return fail_with(started.error());
-  const auto& endpoint = started->endpoint;
-  if (started->already_running) {
+Result<int> start(const base::Home& home, int port) {
+  AVA_TRY(auto started, machine::start_backend(home, port));
+  const auto& endpoint = started.endpoint;
+  if (started.already_running) {
     std::printf("ava-backend is running at %s (pid %d)\n", endpoint.url().c_str(),
                 static_cast<int>(endpoint.pid));
   } else {
     std::printf("ava-backend is running at %s (pid %d, log %s)\n", endpoint.url().c_str(),
-                static_cast<int>(endpoint.pid), started->log.c_str());
+                static_cast<int>(endpoint.pid), started.log.c_str());
   }
   return 0;
 }
 
-int stop(const base::Home& home) {
-  auto stopped = machine::stop_backend(home);
-  if (!stopped) return fail_with(stopped.error());
-  switch (*stopped) {
+Result<int> stop(const base::Home& home) {
+  AVA_TRY(auto stopped, machine::stop_backend(home));
+  switch (stopped) {
     case machine::StopOutcome::stopped: std::printf("ava-backend stopped\n"); break;
     case machine::StopOutcome::not_running: std::printf("ava-backend is not running\n"); break;
     case machine::StopOutcome::removed_stale_file:
@@ -44,7 +40,8 @@ int stop(const base::Home& home) {
   return 0;
 }
 
-int status(const base::Home& home, bool json) {
+// Not running is an answer, not a failure: exit 3, for scripts.
+Result<int> status(const base::Home& home, bool json) {
   auto running = machine::find_running_backend(home);
   if (json) {
     nlohmann::json out{{"running", running.has_value()}, {"home", home.root().string()}};
@@ -68,18 +65,18 @@ int status(const base::Home& home, bool json) {
 // Prints a one-time login URL for the running backend's web UI (and opens
 // it in a browser unless told not to), so a browser can work on the same
 // home as the desktop.
-int open_ui(const base::Home& home, bool open_browser) {
+Result<int> open_ui(const base::Home& home, bool open_browser) {
   auto running = machine::find_running_backend(home);
   if (!running) {
-    std::fprintf(stderr, "ava: ava-backend is not running (start it with `ava backend start`)\n");
-    return 1;
+    return fail(ErrorCode::unavailable,
+                "ava-backend is not running (start it with `ava backend start`)");
   }
-  auto url = machine::backend_login_url(*running);
-  if (!url) return fail_with(url.error());
-  std::printf("%s\n", url->c_str());
+  AVA_TRY(auto url, machine::backend_login_url(*running));
+  std::printf("%s\n", url.c_str());
   std::fflush(stdout);
+  // The URL is printed: a browser that does not open is only a note.
   if (open_browser) {
-    if (auto opened = base::open_url(*url); !opened) {
+    if (auto opened = base::open_url(url); !opened) {
       std::fprintf(stderr, "ava: %s\n", opened.error().message.c_str());
     }
   }
@@ -106,14 +103,9 @@ void add_backend_commands(CLI::App& cli, CliContext& context) {
       "open", "Print (and open) a one-time login URL for the backend's web UI");
   open_cmd->add_flag("--no-open", *no_open, "Only print the URL");
 
-  auto with_home = [&context](const std::function<int(const base::Home&)>& run) {
+  auto with_home = [&context](const std::function<Result<int>(const base::Home&)>& run) {
     auto home = base::Home::resolve();
-    if (!home) {
-      std::fprintf(stderr, "ava: %s\n", home.error().message.c_str());
-      context.exit_code = 1;
-      return;
-    }
-    context.exit_code = run(*home);
+    finish(context, command_name, home ? run(*home) : std::unexpected(std::move(home).error()));
   };
   start_cmd->callback(
       [with_home, port] { with_home([&](const base::Home& home) { return start(home, *port); }); });

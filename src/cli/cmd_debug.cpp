@@ -18,17 +18,15 @@ namespace ava::cli {
 
 namespace {
 
-int debug_stream(const std::string& provider, const std::string& path) {
+constexpr CommandName command_name{"debug stream"};
+
+// A stream that ended in an error is what was asked about, not a failure of
+// the command: it exits 1 with the summary on stdout.
+Result<int> debug_stream(const std::string& provider, const std::string& path) {
   auto api = llm::parse_wire_api(provider);
-  if (!api) {
-    std::fprintf(stderr, "ava debug stream: %s\n", api.error().message.c_str());
-    return 2;
-  }
+  if (!api) return usage_error(command_name, api.error());
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "ava debug stream: cannot read %s\n", path.c_str());
-    return 2;
-  }
+  if (!in) return usage_error(command_name, {ErrorCode::not_found, "cannot read " + path});
   std::ostringstream body;
   body << in.rdbuf();
   llm::Response response =
@@ -57,8 +55,9 @@ void add_debug_commands(CLI::App& cli, CliContext& context) {
       ->check(CLI::IsMember({"anthropic", "openai", "openai-responses"}));
   stream->add_option("file", *file, "The SSE body, byte for byte as the provider sent it")
       ->required();
-  stream->callback(
-      [&context, provider, file] { context.exit_code = debug_stream(*provider, *file); });
+  stream->callback([&context, provider, file] {
+    finish(context, command_name, debug_stream(*provider, *file));
+  });
 }
 
 }  // namespace ava::cli

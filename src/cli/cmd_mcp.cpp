@@ -25,11 +25,8 @@ namespace asio = boost::asio;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-int failed(const Error& error, int code = 1) {
-  // Messages may quote a server's URL or arguments: no credentials.
-  std::fprintf(stderr, "ava mcp: %s\n", base::redact(error.message).c_str());
-  return code;
-}
+// Messages may quote a server's URL or arguments: no credentials.
+constexpr CommandName command_name{.name = "mcp", .redact = true};
 
 Result<capabilities::CapabilitiesStore> open_store() {
   AVA_TRY(auto home, base::Home::resolve());
@@ -68,13 +65,16 @@ struct AddFlags {
   bool replace = false;
 };
 
-int add(const AddFlags& flags) {
+// Flags that do not make a server, and a name or value the store refuses,
+// are usage errors (exit 2).
+Result<int> add(const AddFlags& flags) {
   capabilities::McpServerEntry entry;
   entry.name = flags.name;
   entry.source = "cli";
   if (!flags.url.empty()) {
     if (!flags.command.empty() || !flags.env.empty()) {
-      return failed({ErrorCode::invalid_argument, "give either --url or -- COMMAND, not both"}, 2);
+      return usage_error(
+          command_name, {ErrorCode::invalid_argument, "give either --url or -- COMMAND, not both"});
     }
     entry.transport = "http";
     entry.url = flags.url;
@@ -82,25 +82,26 @@ int add(const AddFlags& flags) {
     entry.oauth_client_secret = flags.client_secret;
     for (const auto& header : flags.headers) {
       auto pair = split_pair(header, ':', "--header");
-      if (!pair) return failed(pair.error(), 2);
+      if (!pair) return usage_error(command_name, pair.error());
       entry.headers[pair->first] = pair->second;
     }
   } else {
     if (flags.command.empty()) {
-      return failed({ErrorCode::invalid_argument,
-                     "a server needs a command (ava mcp add NAME -- COMMAND ARGS...) or --url"},
-                    2);
+      return usage_error(
+          command_name,
+          {ErrorCode::invalid_argument,
+           "a server needs a command (ava mcp add NAME -- COMMAND ARGS...) or --url"});
     }
     if (!flags.client_id.empty() || !flags.client_secret.empty()) {
-      return failed({ErrorCode::invalid_argument, "--client-id is for servers added with --url"},
-                    2);
+      return usage_error(command_name, {ErrorCode::invalid_argument,
+                                        "--client-id is for servers added with --url"});
     }
     entry.command = flags.command.front();
     entry.args.assign(flags.command.begin() + 1, flags.command.end());
     entry.cwd = flags.cwd;
     for (const auto& variable : flags.env) {
       auto pair = split_pair(variable, '=', "--env");
-      if (!pair) return failed(pair.error(), 2);
+      if (!pair) return usage_error(command_name, pair.error());
       entry.env[pair->first] = pair->second;
     }
   }
@@ -110,10 +111,11 @@ int add(const AddFlags& flags) {
   } else {
     entry.enabled = !flags.disabled;
   }
-  auto store = open_store();
-  if (!store) return failed(store.error());
-  if (auto added = store->add_server(entry, flags.replace); !added) {
-    return failed(added.error(), added.error().code == ErrorCode::invalid_argument ? 2 : 1);
+  AVA_TRY(auto store, open_store());
+  if (auto added = store.add_server(entry, flags.replace); !added) {
+    if (added.error().code == ErrorCode::invalid_argument)
+      return usage_error(command_name, added.error());
+    return std::unexpected(std::move(added).error());
   }
   std::printf("Added MCP server %s (%s)\n", entry.name.c_str(), entry.transport.c_str());
   return 0;
@@ -149,27 +151,25 @@ std::string describe(const capabilities::McpServerEntry& entry, const fs::path* 
   return fmt::format("{}  {}  {}  ({})\n", entry.name, entry.transport, where, state);
 }
 
-int list(bool as_json, bool show_secrets, const std::string& project) {
-  auto store = open_store();
-  if (!store) return failed(store.error());
-  auto servers = store->servers();
-  if (!servers) return failed(servers.error());
+Result<int> list(bool as_json, bool show_secrets, const std::string& project) {
+  AVA_TRY(auto store, open_store());
+  AVA_TRY(auto servers, store.servers());
   const fs::path folder = project.empty() ? fs::path() : project_key(project);
   if (as_json) {
     json out = json::array();
-    for (const auto& entry : *servers) {
+    for (const auto& entry : servers) {
       json item = to_json(entry, show_secrets);
       if (!project.empty()) item["enabledHere"] = capabilities::enabled_for(entry, folder);
-      if (auto in = signed_in(*store, entry)) item["signedIn"] = *in;
+      if (auto in = signed_in(store, entry)) item["signedIn"] = *in;
       out.push_back(std::move(item));
     }
     std::printf("%s\n", json{{"servers", out}}.dump(2).c_str());
     return 0;
   }
-  if (servers->empty()) std::puts("No MCP servers configured (ava mcp add NAME -- COMMAND ...)");
-  for (const auto& entry : *servers) {
+  if (servers.empty()) std::puts("No MCP servers configured (ava mcp add NAME -- COMMAND ...)");
+  for (const auto& entry : servers) {
     std::fputs(
-        describe(entry, project.empty() ? nullptr : &folder, signed_in(*store, entry), show_secrets)
+        describe(entry, project.empty() ? nullptr : &folder, signed_in(store, entry), show_secrets)
             .c_str(),
         stdout);
     if (show_secrets) {
@@ -182,48 +182,40 @@ int list(bool as_json, bool show_secrets, const std::string& project) {
   return 0;
 }
 
-int remove(const std::string& name) {
-  auto store = open_store();
-  if (!store) return failed(store.error());
-  if (auto removed = store->remove_server(name); !removed) return failed(removed.error());
+Result<int> remove(const std::string& name) {
+  AVA_TRY(auto store, open_store());
+  AVA_TRY_VOID(store.remove_server(name));
   std::printf("Removed MCP server %s\n", name.c_str());
   return 0;
 }
 
-int set_enabled(const std::string& name, const std::string& project, bool enabled) {
-  auto store = open_store();
-  if (!store) return failed(store.error());
+Result<int> set_enabled(const std::string& name, const std::string& project, bool enabled) {
+  AVA_TRY(auto store, open_store());
   std::optional<fs::path> folder;
   if (!project.empty()) folder = project_key(project);
-  auto entry = store->set_enabled(name, folder, enabled);
-  if (!entry) return failed(entry.error());
+  AVA_TRY_VOID(store.set_enabled(name, folder, enabled));
   std::printf("%s %s%s\n", enabled ? "Enabled" : "Disabled", name.c_str(),
               folder ? (" in " + folder->string()).c_str() : "");
   return 0;
 }
 
-int test(const std::string& name, int timeout_ms, bool as_json) {
-  auto home = base::Home::resolve();
-  if (!home) return failed(home.error());
-  auto store = capabilities::CapabilitiesStore::open(*home);
-  if (!store) return failed(store.error());
-  auto entry = store->server(name);
-  if (!entry) return failed(entry.error());
-  if (!*entry) return failed({ErrorCode::not_found, "no MCP server named " + name});
+Result<int> test(const std::string& name, int timeout_ms, bool as_json) {
+  AVA_TRY(auto home, base::Home::resolve());
+  AVA_TRY(auto store, capabilities::CapabilitiesStore::open(home));
+  AVA_TRY(auto entry, store.server(name));
+  if (!entry) return fail(ErrorCode::not_found, "no MCP server named " + name);
   asio::io_context io;
   std::optional<Result<capabilities::McpProbe>> outcome;
   asio::co_spawn(io,
-                 capabilities::probe_server(io.get_executor(), std::move(**entry), *home,
+                 capabilities::probe_server(io.get_executor(), std::move(*entry), home,
                                             std::chrono::milliseconds(timeout_ms)),
                  [&outcome](const std::exception_ptr& error, Result<capabilities::McpProbe> probe) {
                    if (error) std::rethrow_exception(error);
                    outcome = std::move(probe);
                  });
   io.run();
-  if (!outcome || !*outcome) {
-    const Error error = outcome ? outcome->error() : Error{ErrorCode::internal, "no outcome"};
-    return failed({error.code, "server " + name + ": " + error.message});
-  }
+  if (!outcome) return fail(ErrorCode::internal, "server " + name + ": no outcome");
+  if (!*outcome) return std::unexpected(std::move(*outcome).error().with_context("server " + name));
   const capabilities::McpProbe& probe = **outcome;
   if (as_json) {
     std::printf("%s\n", to_json(probe).dump(2).c_str());
@@ -240,28 +232,30 @@ int test(const std::string& name, int timeout_ms, bool as_json) {
   return 0;
 }
 
-int import(const std::string& file, const std::string& project, bool replace) {
+// A file that is not a valid server list is a usage error (exit 2); one
+// that cannot be read is not.
+Result<int> import(const std::string& file, const std::string& project, bool replace) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) return failed({ErrorCode::not_found, "cannot read " + file});
+  if (!in) return fail(ErrorCode::not_found, "cannot read " + file);
   const std::string text{std::istreambuf_iterator<char>(in), {}};
   auto document = json::parse(text, nullptr, false);
-  if (document.is_discarded())
-    return failed({ErrorCode::parse, file + " is not valid JSON; nothing was imported"}, 2);
+  if (document.is_discarded()) {
+    return usage_error(command_name,
+                       {ErrorCode::parse, file + " is not valid JSON; nothing was imported"});
+  }
   std::optional<fs::path> scope;
   if (!project.empty()) scope = project_key(project);
   auto entries =
       capabilities::parse_mcp_servers(document, "import:" + fs::absolute(file).string(), scope);
-  if (!entries)
-    return failed(
-        {entries.error().code, file + ": " + entries.error().message + "; nothing was imported"},
-        2);
-  auto store = open_store();
-  if (!store) return failed(store.error());
-  auto report = store->import_servers(std::move(*entries), replace);
-  if (!report) return failed(report.error());
-  for (const auto& name : report->added) std::printf("Added MCP server %s\n", name.c_str());
-  for (const auto& name : report->replaced) std::printf("Replaced MCP server %s\n", name.c_str());
-  if (report->added.empty() && report->replaced.empty()) std::puts("No servers in the file");
+  if (!entries) {
+    return usage_error(command_name, {entries.error().code, file + ": " + entries.error().message +
+                                                                "; nothing was imported"});
+  }
+  AVA_TRY(auto store, open_store());
+  AVA_TRY(auto report, store.import_servers(std::move(*entries), replace));
+  for (const auto& name : report.added) std::printf("Added MCP server %s\n", name.c_str());
+  for (const auto& name : report.replaced) std::printf("Replaced MCP server %s\n", name.c_str());
+  if (report.added.empty() && report.replaced.empty()) std::puts("No servers in the file");
   return 0;
 }
 
@@ -300,7 +294,7 @@ void add_mcp_commands(CLI::App& cli, CliContext& context) {
   add_command->add_flag("--disabled", add_flags->disabled, "Add it switched off");
   add_command->add_option("--project", add_flags->project, "Enable it only in this project folder");
   add_command->add_flag("--replace", add_flags->replace, "Replace a server of the same name");
-  add_command->callback([&context, add_flags] { context.exit_code = add(*add_flags); });
+  add_command->callback([&context, add_flags] { finish(context, command_name, add(*add_flags)); });
 
   auto list_json = std::make_shared<bool>(false);
   auto show_secrets = std::make_shared<bool>(false);
@@ -312,13 +306,14 @@ void add_mcp_commands(CLI::App& cli, CliContext& context) {
   list_command->add_option("--project", *list_project,
                            "Say whether each is enabled in this folder");
   list_command->callback([&context, list_json, show_secrets, list_project] {
-    context.exit_code = list(*list_json, *show_secrets, *list_project);
+    finish(context, command_name, list(*list_json, *show_secrets, *list_project));
   });
 
   auto remove_name = std::make_shared<std::string>();
   auto* remove_command = mcp.add_subcommand("remove", "Remove a server");
   remove_command->add_option("name", *remove_name, "The server's name")->required();
-  remove_command->callback([&context, remove_name] { context.exit_code = remove(*remove_name); });
+  remove_command->callback(
+      [&context, remove_name] { finish(context, command_name, remove(*remove_name)); });
 
   for (const bool enable : {true, false}) {
     auto name = std::make_shared<std::string>();
@@ -329,7 +324,7 @@ void add_mcp_commands(CLI::App& cli, CliContext& context) {
     command->add_option("name", *name, "The server's name")->required();
     command->add_option("--project", *project, "Only in this project folder");
     command->callback([&context, name, project, enable] {
-      context.exit_code = set_enabled(*name, *project, enable);
+      finish(context, command_name, set_enabled(*name, *project, enable));
     });
   }
 
@@ -344,7 +339,7 @@ void add_mcp_commands(CLI::App& cli, CliContext& context) {
       ->capture_default_str();
   test_command->add_flag("--json", *test_json, "Print JSON");
   test_command->callback([&context, test_name, test_timeout, test_json] {
-    context.exit_code = test(*test_name, *test_timeout, *test_json);
+    finish(context, command_name, test(*test_name, *test_timeout, *test_json));
   });
 
   auto import_file = std::make_shared<std::string>();
@@ -357,7 +352,7 @@ void add_mcp_commands(CLI::App& cli, CliContext& context) {
                              "Enable the imported servers only in this project folder");
   import_command->add_flag("--replace", *import_replace, "Replace servers of the same name");
   import_command->callback([&context, import_file, import_project, import_replace] {
-    context.exit_code = import(*import_file, *import_project, *import_replace);
+    finish(context, command_name, import(*import_file, *import_project, *import_replace));
   });
 }
 

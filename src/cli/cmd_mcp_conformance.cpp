@@ -114,7 +114,11 @@ asio::awaitable<Result<void>> run(std::string url, std::string scenario, json co
   co_return outcome;
 }
 
-int conformance_client(const std::string& url) {
+// The runner's log shows the failure's code too: "ava mcp conformance-client:
+// <code>: <message>".
+constexpr CommandName command_name{"mcp conformance-client"};
+
+Result<int> conformance_client(const std::string& url) {
   const auto scenario = env("MCP_CONFORMANCE_SCENARIO");
   json context = json::parse(env("MCP_CONFORMANCE_CONTEXT"), nullptr, false);
   if (!context.is_object()) context = json::object();
@@ -126,25 +130,20 @@ int conformance_client(const std::string& url) {
                        failure ? fail(ErrorCode::internal, "the client threw") : std::move(done);
                  });
   io.run();
-  if (!outcome) {
-    std::fprintf(stderr, "ava mcp conformance-client: %s\n", outcome.error().describe().c_str());
-    return 1;
-  }
+  if (!outcome) return fail(outcome.error().code, outcome.error().describe());
   return 0;
 }
 
 }  // namespace
 
-void add_mcp_conformance_command(CLI::App& mcp) {
+void add_mcp_conformance_command(CLI::App& mcp, CliContext& context) {
   auto* command =
       mcp.add_subcommand("conformance-client",
                          "Run one MCP conformance scenario against URL (MCP_CONFORMANCE_SCENARIO, "
                          "MCP_CONFORMANCE_CONTEXT), for @modelcontextprotocol/conformance");
   auto url = std::make_shared<std::string>();
   command->add_option("url", *url, "The MCP server's URL")->required();
-  command->callback([url] {
-    if (const int code = conformance_client(*url); code != 0) throw CLI::RuntimeError(code);
-  });
+  command->callback([&context, url] { finish(context, command_name, conformance_client(*url)); });
 }
 
 }  // namespace ava::cli

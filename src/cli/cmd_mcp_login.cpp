@@ -22,11 +22,8 @@ namespace {
 
 namespace asio = boost::asio;
 
-int failed(const Error& error, int code = 1) {
-  // An error may quote a sign-in URL or a server's answer: masked here.
-  std::fprintf(stderr, "ava mcp: %s\n", base::redact(error.message).c_str());
-  return code;
-}
+// An error may quote a sign-in URL or a server's answer: masked.
+constexpr CommandName command_name{.name = "mcp", .redact = true};
 
 struct LoginFlags {
   std::string name;
@@ -60,21 +57,20 @@ oauth::UrlOpener printing_opener(std::string name, bool browser) {
   };
 }
 
-int login(const LoginFlags& flags) {
-  auto home = base::Home::resolve();
-  if (!home) return failed(home.error());
-  auto store = capabilities::CapabilitiesStore::open(*home);
-  if (!store) return failed(store.error());
-  auto entry = store->server(flags.name);
-  if (!entry) return failed(entry.error());
-  if (!*entry) return failed({ErrorCode::not_found, "no MCP server named " + flags.name});
+// A server that cannot sign in at all (not HTTP, no client) is a usage
+// error (exit 2); a sign-in that fails is not.
+Result<int> login(const LoginFlags& flags) {
+  AVA_TRY(auto home, base::Home::resolve());
+  AVA_TRY(auto store, capabilities::CapabilitiesStore::open(home));
+  AVA_TRY(auto entry, store.server(flags.name));
+  if (!entry) return fail(ErrorCode::not_found, "no MCP server named " + flags.name);
 
   asio::io_context io;
   auto client = capabilities::sign_in_client(
-      io.get_executor(), **entry, std::make_shared<capabilities::StoredCredentials>(*home),
+      io.get_executor(), *entry, std::make_shared<capabilities::StoredCredentials>(home),
       printing_opener(flags.name, !flags.no_browser && has_display()),
       std::chrono::seconds(flags.timeout_s));
-  if (!client) return failed(client.error(), 2);
+  if (!client) return usage_error(command_name, client.error());
   std::optional<Result<void>> outcome;
   asio::co_spawn(io, (*client)->login(flags.scope),
                  [&outcome](const std::exception_ptr& error, Result<void> done) {
@@ -82,24 +78,21 @@ int login(const LoginFlags& flags) {
                    outcome = std::move(done);
                  });
   io.run();
-  if (!outcome || !*outcome) {
-    const Error error = outcome ? outcome->error() : Error{ErrorCode::internal, "no outcome"};
-    return failed({error.code, "sign-in to " + flags.name + " failed: " + error.message});
-  }
+  const std::string failed = "sign-in to " + flags.name + " failed";
+  if (!outcome) return fail(ErrorCode::internal, failed + ": no outcome");
+  if (!*outcome) return std::unexpected(std::move(*outcome).error().with_context(failed));
   std::printf("Signed in to MCP server %s\n", flags.name.c_str());
   return 0;
 }
 
-int logout(const std::string& name) {
-  auto home = base::Home::resolve();
-  if (!home) return failed(home.error());
-  capabilities::StoredCredentials credentials(*home);
-  auto was = credentials.signed_in(name);
-  if (!was) return failed(was.error());
+Result<int> logout(const std::string& name) {
+  AVA_TRY(auto home, base::Home::resolve());
+  capabilities::StoredCredentials credentials(home);
+  AVA_TRY(const bool was, credentials.signed_in(name));
   // Erased even when nothing is stored: the generation still moves on, so
   // a sign-in in flight elsewhere cannot complete.
-  if (auto erased = credentials.erase(name); !erased) return failed(erased.error());
-  std::printf(*was ? "Signed out of MCP server %s\n" : "MCP server %s had no sign-in\n",
+  AVA_TRY_VOID(credentials.erase(name));
+  std::printf(was ? "Signed out of MCP server %s\n" : "MCP server %s had no sign-in\n",
               name.c_str());
   return 0;
 }
@@ -117,13 +110,13 @@ void add_mcp_login_commands(CLI::App& mcp, CliContext& context) {
   login_command->add_option("--timeout", flags->timeout_s, "Seconds to wait for the sign-in")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  login_command->callback([&context, flags] { context.exit_code = login(*flags); });
+  login_command->callback([&context, flags] { finish(context, command_name, login(*flags)); });
 
   auto name = std::make_shared<std::string>();
   auto* logout_command =
       mcp.add_subcommand("logout", "Forget a server's OAuth credentials (everywhere on this home)");
   logout_command->add_option("name", *name, "The server's name")->required();
-  logout_command->callback([&context, name] { context.exit_code = logout(*name); });
+  logout_command->callback([&context, name] { finish(context, command_name, logout(*name)); });
 }
 
 }  // namespace ava::cli

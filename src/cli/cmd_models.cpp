@@ -151,29 +151,18 @@ std::string to_text(const std::vector<llm::ProviderModels>& listed, const llm::S
   return out;
 }
 
-int list_models(bool as_json) {
-  auto home = base::Home::resolve();
-  if (!home) {
-    std::fprintf(stderr, "ava models: %s\n", home.error().message.c_str());
-    return 1;
-  }
-  auto settings = llm::load_settings(*home);
-  if (!settings) {
-    std::fprintf(stderr, "ava models: %s\n", settings.error().message.c_str());
-    return 1;
-  }
-  auto probes = llm::local_probes(settings->env);
-  if (!probes) {
-    std::fprintf(stderr, "ava models: %s\n", probes.error().message.c_str());
-    return 1;
-  }
-  auto listed = query_all(llm::model_sources(*settings, *probes), *settings);
+constexpr CommandName command_name{"models"};
+
+Result<int> list_models(bool as_json) {
+  AVA_TRY(auto home, base::Home::resolve());
+  AVA_TRY(auto settings, llm::load_settings(home));
+  AVA_TRY(auto probes, llm::local_probes(settings.env));
+  auto listed = query_all(llm::model_sources(settings, probes), settings);
   // Bytes that are not UTF-8 (a base URL from the environment can hold
   // anything) are replaced rather than thrown on.
   std::string out =
-      as_json
-          ? to_json(listed, *settings).dump(2, ' ', false, json::error_handler_t::replace) + "\n"
-          : to_text(listed, *settings);
+      as_json ? to_json(listed, settings).dump(2, ' ', false, json::error_handler_t::replace) + "\n"
+              : to_text(listed, settings);
   std::fputs(out.c_str(), stdout);
   return 0;
 }
@@ -185,7 +174,8 @@ void add_models_commands(CLI::App& cli, CliContext& context) {
       "models", "List the models of the configured providers and of local servers found");
   auto json_flag = std::make_shared<bool>(false);
   models->add_flag("--json", *json_flag, "Print the list as JSON");
-  models->callback([&context, json_flag] { context.exit_code = list_models(*json_flag); });
+  models->callback(
+      [&context, json_flag] { finish(context, command_name, list_models(*json_flag)); });
 }
 
 }  // namespace ava::cli

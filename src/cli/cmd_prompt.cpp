@@ -56,10 +56,8 @@ struct PromptFlags {
   bool no_mcp = false;
 };
 
-int fail_with(const std::string& message, int code = 1) {
-  std::fprintf(stderr, "ava: %s\n", message.c_str());
-  return code;
-}
+// Failures print as "ava: <message>".
+constexpr CommandName command_name{};
 
 Result<std::string> read_prompt(const PromptFlags& flags) {
   std::string prompt = flags.prompt;
@@ -128,43 +126,47 @@ std::shared_ptr<tool::ToolSource> prompt_tools(asio::io_context& io,
       hub, cwd, [](const std::string& note) { std::fprintf(stderr, "ava: %s\n", note.c_str()); });
 }
 
-int run_prompt(const PromptFlags& flags) {
+// What the run cannot start without (the prompt, the settings, the working
+// folder, the session to continue, the agent) is a usage error (exit 2);
+// failures after that, and a home that cannot be used, exit 1.
+Result<int> run_prompt(const PromptFlags& flags) {
   const auto started = std::chrono::steady_clock::now();
   auto format = OutputFormat::text;
   if (flags.output_format == "json") format = OutputFormat::json;
   if (flags.output_format == "stream-json") format = OutputFormat::stream_json;
 
   auto prompt = read_prompt(flags);
-  if (!prompt) return fail_with(prompt.error().message, 2);
-  auto home = base::Home::resolve();
-  if (!home) return fail_with(home.error().message);
-  auto loaded = llm::load_settings(*home);
-  if (!loaded) return fail_with(loaded.error().message, 2);
+  if (!prompt) return usage_error(command_name, prompt.error());
+  AVA_TRY(auto home, base::Home::resolve());
+  auto loaded = llm::load_settings(home);
+  if (!loaded) return usage_error(command_name, loaded.error());
   auto settings = std::make_shared<const llm::Settings>(std::move(*loaded));
   proc::set_kept_variables(settings->child_environment_keep);
 
   std::error_code ec;
   fs::path cwd = flags.cwd.empty() ? fs::current_path(ec) : fs::path(flags.cwd);
   cwd = fs::weakly_canonical(fs::absolute(cwd, ec), ec);
-  if (!fs::is_directory(cwd, ec)) return fail_with("no such directory: " + cwd.string(), 2);
+  if (!fs::is_directory(cwd, ec)) {
+    return usage_error(command_name, {ErrorCode::not_found, "no such directory: " + cwd.string()});
+  }
 
   bool existing = false;
-  auto log = choose_log(flags, *home, cwd, existing);
-  if (!log) return fail_with(log.error().message, 2);
+  auto log = choose_log(flags, home, cwd, existing);
+  if (!log) return usage_error(command_name, log.error());
   if (existing) {
-    if (auto owned = check_not_owned(*home, *log); !owned) return fail_with(owned.error().message);
+    AVA_TRY_VOID(check_not_owned(home, *log));
   }
 
   // The capabilities store is read once: the MCP servers and the skill
   // switches (each SQLite open in WAL mode creates and removes two files).
-  capabilities::McpHub::Options hub_options{.executor = {}, .home = *home, .default_cwd = cwd};
+  capabilities::McpHub::Options hub_options{.executor = {}, .home = home, .default_cwd = cwd};
   std::set<std::string> disabled_skills;
-  if (fs::exists(capabilities::CapabilitiesStore::file_of(*home), ec)) {
-    if (auto store = capabilities::CapabilitiesStore::open(*home)) {
+  if (fs::exists(capabilities::CapabilitiesStore::file_of(home), ec)) {
+    if (auto store = capabilities::CapabilitiesStore::open(home)) {
       if (auto servers = store->servers()) hub_options.configured = std::move(*servers);
       disabled_skills = capabilities::disabled_skills_for(*store, cwd);
     } else {
-      disabled_skills = capabilities::disabled_skills_for(*home, cwd);  // says why on stderr
+      disabled_skills = capabilities::disabled_skills_for(home, cwd);  // says why on stderr
     }
   }
 
@@ -188,13 +190,13 @@ int run_prompt(const PromptFlags& flags) {
   options.cwd = cwd;
   options.system_prompt = flags.system_prompt;
   options.append_system_prompt = flags.append_system_prompt;
-  options.skill_roots = agent::default_skill_roots(home->root(), cwd);
+  options.skill_roots = agent::default_skill_roots(home.root(), cwd);
   options.disabled_skills = std::move(disabled_skills);
   if (flags.max_steps > 0) options.max_steps = flags.max_steps;
 
   auto created = existing ? agent::Agent::create_at(io.get_executor(), *log, std::move(options))
                           : agent::Agent::create(io.get_executor(), *log, std::move(options));
-  if (!created) return fail_with(created.error().message, 2);
+  if (!created) return usage_error(command_name, created.error());
   std::unique_ptr<agent::Agent> agent = std::move(*created);
 
   PromptOutput output(format, flags.verbose);
@@ -235,7 +237,7 @@ int run_prompt(const PromptFlags& flags) {
   });
   io.run();
 
-  if (failure) return fail_with(failure->message);
+  if (failure) return std::unexpected(std::move(*failure));
   const auto duration = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);
   return output.finish(*agent, llm::model_info(agent->status().model, settings.get()),
@@ -285,7 +287,7 @@ void add_prompt_options(CLI::App& cli, CliContext& context) {
       return;
     }
     context.ran = true;
-    context.exit_code = run_prompt(*flags);
+    finish(context, command_name, run_prompt(*flags));
   });
 }
 

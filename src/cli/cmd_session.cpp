@@ -20,19 +20,12 @@ Result<std::filesystem::path> resolve_log(const std::string& id_or_path) {
   return home.sessions() / (id_or_path + ".jsonl.zst");
 }
 
-int inspect(const std::string& id_or_path, bool json) {
-  auto path = resolve_log(id_or_path);
-  if (!path) {
-    std::fprintf(stderr, "ava session inspect: %s\n", path.error().message.c_str());
-    return 1;
-  }
-  auto report = session::inspect_log(*path);
-  if (!report) {
-    std::fprintf(stderr, "ava session inspect: %s\n", report.error().message.c_str());
-    return 1;
-  }
-  const std::string out =
-      json ? session::to_json(*report).dump(2) + "\n" : session::to_text(*report);
+constexpr CommandName command_name{"session inspect"};
+
+Result<int> inspect(const std::string& id_or_path, bool json) {
+  AVA_TRY(auto path, resolve_log(id_or_path));
+  AVA_TRY(auto report, session::inspect_log(path));
+  const std::string out = json ? session::to_json(report).dump(2) + "\n" : session::to_text(report);
   std::fputs(out.c_str(), stdout);
   return 0;
 }
@@ -49,7 +42,8 @@ void add_session_commands(CLI::App& cli, CliContext& context) {
   inspect_command->add_option("session", *id, "Session id (in AVA_HOME/sessions) or log path")
       ->required();
   inspect_command->add_flag("--json", *json, "Print the report as JSON");
-  inspect_command->callback([&context, id, json] { context.exit_code = inspect(*id, *json); });
+  inspect_command->callback(
+      [&context, id, json] { finish(context, command_name, inspect(*id, *json)); });
 }
 
 }  // namespace ava::cli

@@ -20,10 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-int failed(const std::string& message, int code = 1) {
-  std::fprintf(stderr, "ava skill: %s\n", message.c_str());
-  return code;
-}
+constexpr CommandName command_name{"skill"};
 
 // The folder whose project the command looks at: --project, else this one.
 fs::path folder_of(const std::string& project) {
@@ -48,28 +45,26 @@ std::string describe(const capabilities::SkillState& state) {
   return fmt::format("{} ({} setting)", on, state.setting);
 }
 
-int list(const std::string& project, bool as_json) {
-  auto opened = open_store();
-  if (!opened) return failed(opened.error().message);
+Result<int> list(const std::string& project, bool as_json) {
+  AVA_TRY(auto opened, open_store());
   const fs::path folder = folder_of(project);
-  auto skills = capabilities::list_skills(opened->home, opened->store, folder);
-  if (!skills) return failed(skills.error().message);
+  AVA_TRY(auto skills, capabilities::list_skills(opened.home, opened.store, folder));
   const std::string key = capabilities::skill_project_key(folder);
   if (as_json) {
     json items = json::array();
-    for (const auto& skill : *skills) items.push_back(to_json(skill));
+    for (const auto& skill : skills) items.push_back(to_json(skill));
     std::printf("%s\n", json{{"project", key}, {"skills", items}}.dump(2).c_str());
     return 0;
   }
-  if (skills->empty()) {
+  if (skills.empty()) {
     std::printf("No skills for %s (folders with a SKILL.md under %s or %s)\n", key.c_str(),
-                opened->home.skills().c_str(), (fs::path(key) / ".ava" / "skills").c_str());
+                opened.home.skills().c_str(), (fs::path(key) / ".ava" / "skills").c_str());
     return 0;
   }
   std::size_t width = 0;
-  for (const auto& skill : *skills) width = std::max(width, skill.skill.name.size());
+  for (const auto& skill : skills) width = std::max(width, skill.skill.name.size());
   std::printf("Skills for %s:\n", key.c_str());
-  for (const auto& skill : *skills) {
+  for (const auto& skill : skills) {
     std::fputs(fmt::format("  {:<{}}  {:<7}  {:<26}  {}\n", skill.skill.name, width, skill.source,
                            describe(skill.state), skill.skill.description)
                    .c_str(),
@@ -85,35 +80,33 @@ struct SwitchFlags {
 };
 
 // enabled: on/off; nullopt removes the switch (reset).
-int set(const SwitchFlags& flags, std::optional<bool> enabled) {
-  auto opened = open_store();
-  if (!opened) return failed(opened.error().message);
+Result<int> set(const SwitchFlags& flags, std::optional<bool> enabled) {
+  AVA_TRY(auto opened, open_store());
   const fs::path folder = folder_of(flags.project);
   // Without --project the switch is user-wide; the names checked against
   // are still those this folder's agents find.
   const std::string key =
       flags.project.empty() ? std::string() : capabilities::skill_project_key(folder);
   const std::string where = key.empty() ? "for every project" : "in " + key;
-  auto skills = capabilities::list_skills(opened->home, opened->store, folder);
-  if (!skills) return failed(skills.error().message);
+  AVA_TRY(auto skills, capabilities::list_skills(opened.home, opened.store, folder));
   bool known = false;
   std::string names;
-  for (const auto& skill : *skills) {
+  for (const auto& skill : skills) {
     known = known || skill.skill.name == flags.name;
     names += (names.empty() ? "" : ", ") + skill.skill.name;
   }
-  auto existing = opened->store.skill_enabled(flags.name, key);
-  if (!existing) return failed(existing.error().message);
-  if (!known && !flags.force && !(!enabled && existing->has_value())) {
-    return failed(fmt::format(
-        "no skill named {} in {}; known: {} (--force switches a name that is not found)",
-        flags.name, capabilities::skill_project_key(folder), names.empty() ? "none" : names));
+  AVA_TRY(auto existing, opened.store.skill_enabled(flags.name, key));
+  if (!known && !flags.force && !(!enabled && existing.has_value())) {
+    return fail(
+        ErrorCode::not_found,
+        fmt::format(
+            "no skill named {} in {}; known: {} (--force switches a name that is not found)",
+            flags.name, capabilities::skill_project_key(folder), names.empty() ? "none" : names));
   }
-  if (auto changed = opened->store.set_skill_enabled(flags.name, key, enabled); !changed)
-    return failed(changed.error().message);
+  AVA_TRY_VOID(opened.store.set_skill_enabled(flags.name, key, enabled));
   if (!enabled) {
-    std::printf(existing->has_value() ? "Removed the setting of skill %s %s\n"
-                                      : "Skill %s had no setting %s\n",
+    std::printf(existing.has_value() ? "Removed the setting of skill %s %s\n"
+                                     : "Skill %s had no setting %s\n",
                 flags.name.c_str(), where.c_str());
   } else {
     std::printf("%s skill %s %s\n", *enabled ? "Enabled" : "Disabled", flags.name.c_str(),
@@ -135,8 +128,9 @@ void add_skill_commands(CLI::App& cli, CliContext& context) {
   list_command->add_option("--project", *list_project,
                            "A folder of the project to look at (default: this one)");
   list_command->add_flag("--json", *list_json, "Print JSON");
-  list_command->callback(
-      [&context, list_project, list_json] { context.exit_code = list(*list_project, *list_json); });
+  list_command->callback([&context, list_project, list_json] {
+    finish(context, command_name, list(*list_project, *list_json));
+  });
 
   struct Verb {
     const char* name;
@@ -156,8 +150,9 @@ void add_skill_commands(CLI::App& cli, CliContext& context) {
     if (verb.enabled) {
       command->add_flag("--force", flags->force, "Accept a name that no SKILL.md here has");
     }
-    command->callback(
-        [&context, flags, enabled = verb.enabled] { context.exit_code = set(*flags, enabled); });
+    command->callback([&context, flags, enabled = verb.enabled] {
+      finish(context, command_name, set(*flags, enabled));
+    });
   }
 }
 

@@ -2,15 +2,46 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string_view>
+
+#include "ava/base/error.hpp"
+
 namespace ava::cli {
 
 // Shared by the subcommands of `ava`. Each command file adds its subcommand
-// with add_*_commands(); the subcommand's callback runs it and stores the
-// process exit code here. Commands print; the core packages never do.
+// with add_*_commands(); the subcommand's callback runs it and hands the
+// outcome to finish(), which stores the process exit code here. Commands
+// print; the core packages never do.
 struct CliContext {
   int exit_code = 0;
   bool ran = false;  // a top-level mode (-p) ran instead of a subcommand
 };
+
+// How a command names itself in its error messages.
+struct CommandName {
+  std::string_view name;  // "mcp" prints "ava mcp: ..."; empty prints "ava: ..."
+  bool redact = false;    // mask credentials the message may quote (base::redact)
+};
+
+// How every command ends (outcome.cpp). A command returns Result<int>: its
+// exit code when it ran (0, or an answer such as 3 from `backend status`, 1
+// from `debug stream` on a failed stream, 130 from an aborted `-p`), else
+// the Error, which finish() prints as "ava <name>: <message>" on stderr and
+// ends with exit code 1.
+//
+// Exit code 2 is a usage error: what was asked cannot run as given (`debug
+// stream`'s file or provider, `mcp add` flags or name, a malformed `mcp
+// import`, `mcp login` of a server that cannot sign in, `-p` without a
+// prompt, or with settings, folder, session or agent options that do not
+// work). The ErrorCode cannot tell it apart: the same code ends different
+// commands differently (invalid_argument from AVA_LOCAL_PROBE exits `ava
+// models` with 1, from `ava mcp add` with 2). So such a failure goes through
+// usage_error(), which prints it the same way and returns 2 for the command
+// to return as its exit code.
+inline constexpr int exit_failed = 1;
+inline constexpr int exit_usage = 2;
+void finish(CliContext& context, CommandName command, Result<int> outcome);
+int usage_error(CommandName command, const Error& error);
 
 // One function per command file (src/cli/cmd_<name>.cpp); cli.cpp calls each.
 void add_session_commands(CLI::App& cli, CliContext& context);
@@ -22,7 +53,7 @@ void add_backend_commands(CLI::App& cli, CliContext& context);
 void add_mcp_commands(CLI::App& cli, CliContext& context);
 CLI::App& mcp_command(CLI::App& cli);
 // `ava mcp conformance-client`, attached to the `mcp` subcommand.
-void add_mcp_conformance_command(CLI::App& mcp);
+void add_mcp_conformance_command(CLI::App& mcp, CliContext& context);
 // `ava mcp login|logout` (cmd_mcp_login.cpp).
 void add_mcp_login_commands(CLI::App& mcp, CliContext& context);
 // `ava skill list|enable|disable|reset` (cmd_skill.cpp).

@@ -19,6 +19,16 @@ json usage_json(const llm::Usage& usage) {
           {"reasoningTokens", usage.reasoning_tokens}};
 }
 
+// Only the message is printed; the code keeps what kind of end it was.
+ErrorCode code_of(const std::optional<session::TurnEnded>& end) {
+  if (!end) return ErrorCode::internal;
+  switch (end->reason) {
+    case session::EndReason::max_steps: return ErrorCode::limit_exceeded;
+    case session::EndReason::interrupted: return ErrorCode::cancelled;
+    default: return ErrorCode::unavailable;
+  }
+}
+
 }  // namespace
 
 void PromptOutput::line(const json& object) {
@@ -72,8 +82,8 @@ void PromptOutput::on_live(const agent::LiveEvent& event) {
   std::fprintf(stderr, "ava: %s\n", activity->label.c_str());
 }
 
-int PromptOutput::finish(const agent::Agent& agent, const llm::ModelInfo& model,
-                         std::int64_t duration_ms) {
+Result<int> PromptOutput::finish(const agent::Agent& agent, const llm::ModelInfo& model,
+                                 std::int64_t duration_ms) {
   std::lock_guard lock(mutex_);
   const auto status = agent.status();
   std::string outcome = "error";
@@ -108,9 +118,11 @@ int PromptOutput::finish(const agent::Agent& agent, const llm::ModelInfo& model,
           {"costUsd", model.known ? json(cost) : json()}});
   }
   std::fflush(stdout);
-  if (exit_code != 0 && exit_code != 130) {
-    std::fprintf(stderr, "ava: turn ended (%s): %s\n", outcome.c_str(), message.c_str());
-  } else if (exit_code == 130) {
+  if (exit_code == 1) {
+    return fail(code_of(turn_end_), fmt::format("turn ended ({}): {}", outcome, message));
+  }
+  // Aborted on purpose: a note with its own exit code, not a failure.
+  if (exit_code == 130) {
     std::fprintf(stderr, "ava: aborted; the session log is closed (continue with --session %s)\n",
                  status.session_id.c_str());
   }

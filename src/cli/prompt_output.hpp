@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ava/agent/agent.hpp"
+#include "ava/base/error.hpp"
 #include "ava/llm/catalog.hpp"
 
 namespace ava::cli {
@@ -26,8 +27,10 @@ class PromptOutput {
   void on_event(const session::Event& event);
   // Live progress (tool activity for --verbose), from the driver.
   void on_live(const agent::LiveEvent& event);
-  // Prints the outcome and returns the exit code.
-  int finish(const agent::Agent& agent, const llm::ModelInfo& model, std::int64_t duration_ms);
+  // Prints the outcome and returns the exit code: 0, or 130 when aborted.
+  // A turn that failed is an Error naming how it ended, for cli::finish().
+  Result<int> finish(const agent::Agent& agent, const llm::ModelInfo& model,
+                     std::int64_t duration_ms);
 
  private:
   void line(const nlohmann::json& object);

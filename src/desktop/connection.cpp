@@ -1,11 +1,12 @@
 #include "ava/desktop/connection.hpp"
 
 #include <QDateTime>
-#include <QDir>
-#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkReply>
+
+#include "ava/base/home.hpp"
+#include "ava/machine/runtime_files.hpp"
 
 namespace ava::desktop {
 namespace {
@@ -19,17 +20,18 @@ QJsonObject object_of(const QByteArray& body) { return QJsonDocument::fromJson(b
 }  // namespace
 
 std::optional<Endpoint> read_endpoint(const QString& home) {
-  QFile file(QDir(home).filePath(QStringLiteral("backend.json")));
-  if (!file.open(QIODevice::ReadOnly)) return std::nullopt;
-  const auto object = object_of(file.readAll());
-  Endpoint endpoint{.pid = object.value("pid").toInteger(),
-                    .port = object.value("port").toInt(),
-                    .token = object.value("token").toString(),
-                    .version = object.value("version").toString(),
-                    .machine_id = object.value("machineId").toString(),
-                    .started_ms = object.value("startedMs").toInteger()};
-  if (endpoint.pid <= 0 || endpoint.port <= 0 || endpoint.token.isEmpty()) return std::nullopt;
-  return endpoint;
+  // The machine package reads backend.json for every client (size-bounded,
+  // strict types), so the desktop never keeps a reader of its own.
+  auto root = base::Home::at(home.toStdString());
+  if (!root) return std::nullopt;
+  auto file = machine::read_backend_file(*root);
+  if (!file || file->pid <= 0 || file->port == 0 || file->token.empty()) return std::nullopt;
+  return Endpoint{.pid = file->pid,
+                  .port = file->port,
+                  .token = QString::fromStdString(file->token),
+                  .version = QString::fromStdString(file->version),
+                  .machine_id = QString::fromStdString(file->machine_id),
+                  .started_ms = file->started_ms};
 }
 
 Connection::Connection(Options options, QObject* parent)

@@ -26,14 +26,6 @@ namespace {
 
 using nlohmann::json;
 
-// Closes a descriptor on scope exit.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 Result<std::string> read_all(int fd, const std::filesystem::path& path) {
   std::string text;
   char buffer[4096];
@@ -93,28 +85,22 @@ Result<FileLock> lock_beside(const std::filesystem::path& file) {
   auto lock_path = file;
   lock_path += ".lock";
   FileLock lock;
-  lock.fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (lock.fd < 0) return base::fail_errno("open " + lock_path.string(), errno);
+  lock.fd.reset(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!lock.fd.valid()) return base::fail_errno("open " + lock_path.string(), errno);
   // Every process on the home takes it before reading the file to change
   // it, so two saves at once each see the other's change.
-  while (::flock(lock.fd, LOCK_EX) != 0) {
+  while (::flock(lock.fd.get(), LOCK_EX) != 0) {
     if (errno != EINTR) return base::fail_errno("lock " + lock_path.string(), errno);
   }
   return lock;
 }
 
-FileLock::FileLock(FileLock&& other) noexcept : fd(std::exchange(other.fd, -1)) {}
-
-FileLock::~FileLock() {
-  if (fd >= 0) ::close(fd);  // releases the lock
-}
-
 Result<json> read_auth_document(const std::filesystem::path& path) {
-  Fd file{::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)};
-  if (file.fd < 0 && errno == ENOENT) return json::object();
-  if (file.fd < 0) return base::fail_errno("open " + path.string(), errno);
+  const base::UniqueFd file(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!file.valid() && errno == ENOENT) return json::object();
+  if (!file.valid()) return base::fail_errno("open " + path.string(), errno);
   struct stat info {};
-  if (::fstat(file.fd, &info) != 0) return base::fail_errno("stat " + path.string(), errno);
+  if (::fstat(file.get(), &info) != 0) return base::fail_errno("stat " + path.string(), errno);
   if (!S_ISREG(info.st_mode)) {
     return fail(
         ErrorCode::permission_denied,
@@ -127,10 +113,11 @@ Result<json> read_auth_document(const std::filesystem::path& path) {
   }
   if ((info.st_mode & 0077) != 0) {
     // Readable by others: tighten at once rather than refuse, and say so.
-    if (::fchmod(file.fd, 0600) != 0) return base::fail_errno("chmod 0600 " + path.string(), errno);
+    if (::fchmod(file.get(), 0600) != 0)
+      return base::fail_errno("chmod 0600 " + path.string(), errno);
     spdlog::warn("{} was mode {:o}; tightened to 0600", path.string(), info.st_mode & 0777);
   }
-  AVA_TRY(std::string text, read_all(file.fd, path));
+  AVA_TRY(std::string text, read_all(file.get(), path));
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
   AVA_TRY(json document, parse_json_document(text, path.string(), true));
   if (!document.is_object()) {

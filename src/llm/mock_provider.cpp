@@ -7,6 +7,8 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "ava/base/utf8.hpp"
+
 namespace ava::llm {
 
 namespace asio = boost::asio;
@@ -31,9 +33,7 @@ std::string echo_text(const Request& request) {
     }
     if (message.role == Role::user && !text.empty()) {
       if (text.size() > quote_limit) {
-        std::size_t cut = quote_limit;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-        text = text.substr(0, cut) + "...";
+        text = std::string(base::utf8::truncate(text, quote_limit)) + "...";
       }
       return "mock: you said \"" + text + "\"";
     }

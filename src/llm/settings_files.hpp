@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ava/base/error.hpp"
+#include "ava/base/unique_fd.hpp"
 #include "ava/llm/settings.hpp"
 
 namespace ava::llm::detail {
@@ -30,13 +31,7 @@ bool valid_provider_name(std::string_view name);
 // while a change reads, modifies and replaces the file, so every process on
 // the home serializes its changes; released when destroyed.
 struct FileLock {
-  int fd = -1;
-  FileLock() = default;
-  FileLock(FileLock&& other) noexcept;
-  FileLock& operator=(FileLock&&) = delete;
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  ~FileLock();
+  base::UniqueFd fd;  // closing it releases the lock
 };
 Result<FileLock> lock_beside(const std::filesystem::path& file);
 

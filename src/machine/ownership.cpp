@@ -13,22 +13,20 @@ namespace ava::machine {
 
 Result<std::optional<Owner>> probe_owner(const base::Home& home) {
   const auto path = home.file(owner_lock_name);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
     if (errno == ENOENT) return std::optional<Owner>();
     return base::fail_errno("open " + path.string(), errno);
   }
   // A shared lock is granted unless someone holds the exclusive one.
-  if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
-    ::flock(fd, LOCK_UN);
-    ::close(fd);
+  if (::flock(fd.get(), LOCK_SH | LOCK_NB) == 0) {
+    ::flock(fd.get(), LOCK_UN);
     return std::optional<Owner>();
   }
   const int error = errno;
   Owner owner;
   std::array<char, 32> buffer{};
-  const ssize_t count = ::read(fd, buffer.data(), buffer.size() - 1);
-  ::close(fd);
+  const ssize_t count = ::read(fd.get(), buffer.data(), buffer.size() - 1);
   if (error != EWOULDBLOCK) return base::fail_errno("lock " + path.string(), error);
   if (count > 0) {
     std::from_chars(buffer.data(), buffer.data() + count, owner.pid);
@@ -38,13 +36,12 @@ Result<std::optional<Owner>> probe_owner(const base::Home& home) {
 
 Result<OwnerLock> OwnerLock::acquire(const base::Home& home) {
   const auto path = home.file(owner_lock_name);
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return base::fail_errno("open " + path.string(), errno);
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  base::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid()) return base::fail_errno("open " + path.string(), errno);
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
     std::array<char, 32> buffer{};
-    const ssize_t count = ::read(fd, buffer.data(), buffer.size() - 1);
-    ::close(fd);
+    const ssize_t count = ::read(fd.get(), buffer.data(), buffer.size() - 1);
     if (error != EWOULDBLOCK) return base::fail_errno("lock " + path.string(), error);
     pid_t pid = 0;
     if (count > 0) std::from_chars(buffer.data(), buffer.data() + count, pid);
@@ -54,16 +51,10 @@ Result<OwnerLock> OwnerLock::acquire(const base::Home& home) {
                     "); stop it with `ava backend stop` or use another AVA_HOME");
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
-    const int error = errno;
-    ::close(fd);
-    return base::fail_errno("write " + path.string(), error);
+  if (::ftruncate(fd.get(), 0) != 0 || ::pwrite(fd.get(), pid.data(), pid.size(), 0) < 0) {
+    return base::fail_errno("write " + path.string(), errno);
   }
-  return OwnerLock(fd);
-}
-
-OwnerLock::~OwnerLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing drops the flock
+  return OwnerLock(std::move(fd));
 }
 
 }  // namespace ava::machine

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/utf8.hpp"
 #include "ava/proc/capture.hpp"
 #include "ava/tool/text.hpp"
 
@@ -40,7 +41,7 @@ class Builder {
 
   void text(const std::string& value) {
     if (value.empty()) return;
-    result_.content.emplace_back(tool::TextContent{tool::text::valid_utf8(value)});
+    result_.content.emplace_back(tool::TextContent{base::utf8::make_valid(value)});
   }
 
   // Binary data the model cannot take: a line that says what it was.
@@ -58,7 +59,7 @@ class Builder {
           kind, mime, data,
           fmt::format("larger than the {} limit", tool::text::human_bytes(limits_.image_bytes)));
     } else {
-      result_.content.emplace_back(tool::ImageContent{.media_type = mime, .data_base64 = data});
+      result_.content.emplace_back(tool::ImageContent{.media_type = mime, .data = data});
     }
   }
 

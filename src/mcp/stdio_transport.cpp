@@ -22,9 +22,9 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
+#include "ava/base/unique_fd.hpp"
 #include "ava/mcp/jsonrpc.hpp"
 #include "ava/proc/spawn.hpp"
-#include "ava/proc/unique_fd.hpp"
 
 namespace ava::mcp {
 namespace {
@@ -81,7 +81,7 @@ struct State {
   std::optional<Result<proc::ExitStatus>> status;
   std::vector<asio::steady_timer*> waiters;  // woken on every change above; they re-check
   std::string stderr_tail;
-  proc::UniqueFd stderr_file;
+  base::UniqueFd stderr_file;
   std::size_t stderr_logged = 0;
 
   void notify() {
@@ -297,7 +297,7 @@ class StdioTransport final : public Transport {
     if (server_.stderr_log) {
       const int fd =
           ::open(server_.stderr_log->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-      if (fd >= 0) state->stderr_file = proc::UniqueFd(fd);
+      if (fd >= 0) state->stderr_file = base::UniqueFd(fd);
     }
     state_ = state;
     spawn_task(state, read_output(state));

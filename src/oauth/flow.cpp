@@ -159,7 +159,8 @@ asio::awaitable<Result<TokenAnswer>> token_request(transport::HttpClientOptions 
   request.headers.push_back({"Accept", "application/json"});
   if (client.auth_method == "client_secret_basic") {
     // RFC 6749 §2.3.1: both parts form-encoded before base64.
-    const auto pair = percent_encode(client.client_id) + ":" + percent_encode(client.client_secret);
+    const auto pair =
+        base::percent_encode(client.client_id) + ":" + base::percent_encode(client.client_secret);
     request.headers.push_back({"Authorization", "Basic " + base::base64_encode(pair)});
   } else {
     params.emplace_back("client_id", client.client_id);
@@ -167,7 +168,7 @@ asio::awaitable<Result<TokenAnswer>> token_request(transport::HttpClientOptions 
       params.emplace_back("client_secret", client.client_secret);
     }
   }
-  request.body = form_encode(params);
+  request.body = base::form_encode(params);
   AVA_CO_TRY(auto response, co_await http_send(std::move(options), std::move(request)));
   const json answer = parse_document(response.body).value_or(json());
   const auto access_token = base::json_field<std::string>(answer, "access_token");

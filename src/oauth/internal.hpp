@@ -16,18 +16,15 @@
 #include <nlohmann/json.hpp>
 
 #include "ava/base/error.hpp"
+#include "ava/base/url_encoding.hpp"
 #include "ava/oauth/oauth.hpp"
 #include "ava/transport/http_client.hpp"
 
 namespace ava::oauth {
 
-using Params = std::vector<std::pair<std::string, std::string>>;
+using Params = base::QueryParams;
 
-// --- encodings (oauth_util.cpp) ---
-std::string percent_encode(std::string_view text);  // RFC 3986 unreserved kept
-std::string percent_decode(std::string_view text);  // '+' is a space (forms)
-std::string form_encode(const Params& params);
-Params parse_query(std::string_view query);
+// --- encodings (util.cpp; percent-coding and forms are base/url_encoding) ---
 std::string sha256(std::string_view bytes);
 std::string random_token(std::size_t bytes);  // base64url of CSPRNG bytes
 // URL with `params` appended to its query.

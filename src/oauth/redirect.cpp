@@ -93,14 +93,16 @@ class Listener final : public RedirectListener {
     });
     std::optional<Params> out;
     if (auto query = co_await read_target(socket)) {
-      Params params = parse_query(*query);
-      if (param(params, "state") != state) {
+      auto params = base::parse_query(*query);
+      if (!params) {
+        co_await respond(socket, page(400, "This sign-in link is malformed."));
+      } else if (param(*params, "state") != state) {
         co_await respond(socket, page(400, "This sign-in link is not the one Ava expects."));
       } else {
-        const bool refused = !param(params, "error").empty();
+        const bool refused = !param(*params, "error").empty();
         co_await respond(socket, page(200, refused ? "Sign-in was refused. You can close this tab."
                                                    : "Ava is signed in. You can close this tab."));
-        out = std::move(params);
+        out = std::move(*params);
       }
     }
     *target = nullptr;

@@ -58,58 +58,6 @@ Result<json> parse_document(std::string_view text) {
   return base::parse_json(text, base::JsonLimits{.max_depth = 32, .max_bytes = max_document_bytes});
 }
 
-std::string percent_encode(std::string_view text) {
-  std::string out;
-  for (const unsigned char c : text) {
-    if (std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("%{:02X}", c);
-    }
-  }
-  return out;
-}
-
-std::string percent_decode(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out += ' ';
-    } else if (text[i] == '%' && i + 2 < text.size() &&
-               std::isxdigit(static_cast<unsigned char>(text[i + 1])) != 0 &&
-               std::isxdigit(static_cast<unsigned char>(text[i + 2])) != 0) {
-      out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
-std::string form_encode(const Params& params) {
-  std::string out;
-  for (const auto& [name, value] : params) {
-    if (!out.empty()) out += '&';
-    out += percent_encode(name) + "=" + percent_encode(value);
-  }
-  return out;
-}
-
-Params parse_query(std::string_view query) {
-  Params out;
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const auto part = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-    if (part.empty()) continue;
-    const auto eq = part.find('=');
-    out.emplace_back(percent_decode(part.substr(0, eq)),
-                     eq == std::string_view::npos ? "" : percent_decode(part.substr(eq + 1)));
-  }
-  return out;
-}
-
 std::string param(const Params& params, std::string_view name) {
   for (const auto& [key, value] : params) {
     if (key == name) return value;
@@ -120,7 +68,7 @@ std::string param(const Params& params, std::string_view name) {
 std::string with_query(std::string_view url, const Params& params) {
   std::string out(url);
   out += url.find('?') == std::string_view::npos ? '?' : '&';
-  return out + form_encode(params);
+  return out + base::form_encode(params);
 }
 
 std::string sha256(std::string_view bytes) {

@@ -62,7 +62,7 @@ Result<PtyProcess> PtyProcess::spawn(const asio::any_io_executor& executor,
   if (pid < 0) return base::fail_errno("forkpty", errno);
   if (pid == 0) exec_child(cwd.empty() ? nullptr : cwd.c_str(), argv.data(), envp.data());
 
-  UniqueFd master_fd(master);
+  base::UniqueFd master_fd(master);
   ::fcntl(master, F_SETFD, FD_CLOEXEC);
   auto pidfd = sys::pidfd_open(pid);
   if (!pidfd) {

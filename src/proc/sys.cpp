@@ -9,27 +9,22 @@
 #include <csignal>
 #include <mutex>
 
-#include "ava/proc/unique_fd.hpp"
+#include "ava/base/unique_fd.hpp"
 
 namespace ava::proc {
-
-void UniqueFd::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
 
 namespace sys {
 
 Result<Pipe> make_pipe() {
   std::array<int, 2> fds{-1, -1};
   if (::pipe2(fds.data(), O_CLOEXEC) != 0) return base::fail_errno("pipe2", errno);
-  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+  return Pipe{base::UniqueFd(fds[0]), base::UniqueFd(fds[1])};
 }
 
-Result<UniqueFd> pidfd_open(pid_t pid) {
+Result<base::UniqueFd> pidfd_open(pid_t pid) {
   const long fd = ::syscall(SYS_pidfd_open, pid, 0);
   if (fd < 0) return base::fail_errno("pidfd_open", errno);
-  return UniqueFd(static_cast<int>(fd));
+  return base::UniqueFd(static_cast<int>(fd));
 }
 
 void ignore_sigpipe() {

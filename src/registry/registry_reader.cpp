@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ava/proc/unique_fd.hpp"
+#include "ava/base/unique_fd.hpp"
 
 namespace ava::registry {
 namespace {
@@ -277,7 +277,7 @@ Result<RegistryContents> parse_registry(std::string_view text, std::string_view 
 }
 
 Result<RegistryContents> read_registry(const std::filesystem::path& file, std::size_t limit) {
-  proc::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  base::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) {
     if (errno == ENOENT) return fail(ErrorCode::not_found, file.string() + " does not exist");
     return base::fail_errno("open " + file.string(), errno);

@@ -14,6 +14,7 @@
 #include "ava/httpd/login_gate.hpp"
 #include "ava/llm/settings.hpp"
 #include "ava/machine/runtime_files.hpp"
+#include "ava/protocol/responses.hpp"
 #include "ava/registry/registry.hpp"
 #include "ava/server/settings_source.hpp"
 #include "server/conversation_host.hpp"
@@ -67,19 +68,32 @@ inline void add_api_routes(httpd::Router& router, const std::shared_ptr<ApiConte
 // Helpers shared by the route files.
 // Most routes answer at once: they are written as plain functions (which
 // also keeps braced JSON out of coroutine bodies, where g++ 12 miscompiles
-// initializer lists) and adapted here.
-using Reply = std::function<httpd::HttpResponse(const httpd::HttpRequest& request)>;
+// initializer lists) and adapted here. A route returns its failure as an
+// Error; respond_to is the one place that turns it into a response, with the
+// status httpd::http_status_for gives its code. Answers no code maps to
+// (401 "unauthorized", 502 "mcp_server_failed") are successful responses.
+using Reply = std::function<Result<httpd::HttpResponse>(const httpd::HttpRequest& request)>;
 httpd::Handler answer(Reply reply);
+// Also for the coroutine routes, which respond themselves.
+httpd::HttpResponse respond_to(Result<httpd::HttpResponse> result);
 // A route function bound to the shared context.
-using RouteFunction = httpd::HttpResponse (*)(const ApiContext& context,
-                                              const httpd::HttpRequest& request);
+using RouteFunction = Result<httpd::HttpResponse> (*)(const ApiContext& context,
+                                                      const httpd::HttpRequest& request);
 inline Reply with(const std::shared_ptr<ApiContext>& context, RouteFunction route) {
   return [context, route](const httpd::HttpRequest& request) { return route(*context, request); };
 }
 // The request body as JSON; invalid_argument when it is not.
 Result<nlohmann::json> json_body(const httpd::HttpRequest& request);
-nlohmann::json status_json(const agent::Status& status);
-nlohmann::json conversation_json(const ApiContext& context,
-                                 const protocol::Conversation& conversation);
+// A protocol shape (protocol/wire.hpp, responses.hpp) as the response body:
+// routes never spell field names themselves.
+template <protocol::Shaped T>
+httpd::HttpResponse shaped_response(int status, const T& body) {
+  return httpd::json_response(status, protocol::to_json(body));
+}
+protocol::DriverStatus driver_status(const agent::Status& status);
+protocol::LoadedDriver loaded_driver(const LiveConversation& live);
+// The registry's record plus whether it is loaded (and, loaded, its seq).
+protocol::ConversationView conversation_view(const ApiContext& context,
+                                             protocol::Conversation conversation);
 
 }  // namespace ava::server

@@ -5,9 +5,14 @@
 
 namespace ava::server {
 
+httpd::HttpResponse respond_to(Result<httpd::HttpResponse> result) {
+  if (!result) return httpd::error_response(result.error());
+  return std::move(*result);
+}
+
 httpd::Handler answer(Reply reply) {
   return [reply = std::move(reply)](httpd::Exchange& exchange) -> boost::asio::awaitable<void> {
-    httpd::HttpResponse response = reply(exchange.request());
+    httpd::HttpResponse response = respond_to(reply(exchange.request()));
     co_await exchange.respond(std::move(response));
   };
 }
@@ -23,39 +28,41 @@ Result<nlohmann::json> json_body(const httpd::HttpRequest& request) {
   return document;
 }
 
-nlohmann::json status_json(const agent::Status& status) {
-  return {{"state", agent::to_string(status.state)},
-          {"sessionId", status.session_id},
-          {"provider", status.provider},
-          {"model", status.model},
-          {"turnId", status.turn_id},
-          {"step", status.step},
-          {"pendingInputs", status.pending_inputs},
-          {"activity", status.activity},
-          {"usage",
-           {{"inputTokens", status.usage.input_tokens},
-            {"outputTokens", status.usage.output_tokens},
-            {"cacheReadTokens", status.usage.cache_read_tokens},
-            {"cacheWriteTokens", status.usage.cache_write_tokens},
-            {"reasoningTokens", status.usage.reasoning_tokens}}},
-          {"lastSeq", status.last_seq},
-          {"lastError", status.last_error}};
+protocol::DriverStatus driver_status(const agent::Status& status) {
+  const auto& usage = status.usage;
+  return {.state = std::string(agent::to_string(status.state)),
+          .session_id = status.session_id,
+          .provider = status.provider,
+          .model = status.model,
+          .turn_id = status.turn_id,
+          .step = static_cast<std::int64_t>(status.step),
+          .pending_inputs = static_cast<std::int64_t>(status.pending_inputs),
+          .activity = status.activity,
+          .usage = {.input_tokens = usage.input_tokens,
+                    .output_tokens = usage.output_tokens,
+                    .cache_read_tokens = usage.cache_read_tokens,
+                    .cache_write_tokens = usage.cache_write_tokens,
+                    .reasoning_tokens = usage.reasoning_tokens},
+          .last_seq = static_cast<std::int64_t>(status.last_seq),
+          .last_error = status.last_error};
 }
 
-nlohmann::json conversation_json(const ApiContext& context,
-                                 const protocol::Conversation& conversation) {
-  nlohmann::json out = protocol::to_json(conversation);
+protocol::LoadedDriver loaded_driver(const LiveConversation& live) {
+  return {.status = driver_status(live.agent->status()), .conversation_id = live.id};
+}
+
+protocol::ConversationView conversation_view(const ApiContext& context,
+                                             protocol::Conversation conversation) {
+  protocol::ConversationView view;
   if (auto live = context.host->find_loaded(conversation.id)) {
     const auto status = live->agent->status();
-    out["loaded"] = true;
-    out["state"] = agent::to_string(status.state);
-    out["lastSeq"] =
+    view.loaded = true;
+    view.state = std::string(agent::to_string(status.state));
+    conversation.last_seq =
         std::max<std::int64_t>(conversation.last_seq, static_cast<std::int64_t>(status.last_seq));
-  } else {
-    out["loaded"] = false;
-    out["state"] = "idle";
   }
-  return out;
+  view.conversation = std::move(conversation);
+  return view;
 }
 
 }  // namespace ava::server

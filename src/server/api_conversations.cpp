@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ava/base/clock.hpp"
+#include "ava/base/utf8.hpp"
 #include "server/api.hpp"
 
 namespace ava::server {
@@ -14,10 +15,7 @@ std::string title_from(std::string_view text) {
   text = text.substr(0, text.find('\n'));
   constexpr std::size_t max_title = 80;
   if (text.size() <= max_title) return std::string(text);
-  std::size_t cut = max_title;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-    --cut;  // whole UTF-8 characters
-  return std::string(text.substr(0, cut)) + "…";
+  return std::string(base::utf8::truncate(text, max_title)) + "…";
 }
 
 registry::Registry::Filter filter_of(const httpd::HttpRequest& request) {
@@ -32,31 +30,28 @@ registry::Registry::Filter filter_of(const httpd::HttpRequest& request) {
   return filter;
 }
 
-httpd::HttpResponse list(const ApiContext& context, const httpd::HttpRequest& request) {
+Result<httpd::HttpResponse> list(const ApiContext& context, const httpd::HttpRequest& request) {
   std::size_t limit = SIZE_MAX;
   if (auto text = request.query_value("limit")) {
     auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), limit);
     if (error != std::errc() || end != text->data() + text->size()) {
-      return httpd::error_response(400, "invalid_argument", "limit must be a number");
+      return fail(ErrorCode::invalid_argument, "limit must be a number");
     }
   }
   registry::Registry::Filter filter = filter_of(request);
   filter.limit = limit;
-  nlohmann::json items = nlohmann::json::array();
-  for (const auto& conversation : context.registry->conversations(filter)) {
-    items.push_back(conversation_json(context, conversation));
+  protocol::ConversationList list;
+  for (auto& conversation : context.registry->conversations(filter)) {
+    list.conversations.push_back(conversation_view(context, std::move(conversation)));
   }
-  return httpd::json_response(200, {{"conversations", std::move(items)}});
+  return shaped_response(200, list);
 }
 
-httpd::HttpResponse create(const ApiContext& context, const httpd::HttpRequest& request) {
-  auto body = json_body(request);
-  if (!body) return httpd::error_response(body.error());
-  auto parsed = protocol::parse_create_conversation(*body);
-  if (!parsed) return httpd::error_response(parsed.error());
-  auto created = context.host->create(*parsed);
-  if (!created) return httpd::error_response(created.error());
-  return httpd::json_response(201, conversation_json(context, *created));
+Result<httpd::HttpResponse> create(const ApiContext& context, const httpd::HttpRequest& request) {
+  AVA_TRY(auto body, json_body(request));
+  AVA_TRY(auto parsed, protocol::parse_create_conversation(body));
+  AVA_TRY(auto created, context.host->create(parsed));
+  return shaped_response(201, conversation_view(context, std::move(created)));
 }
 
 // The folder of the project a create request names, when it names one.
@@ -75,25 +70,22 @@ std::optional<std::filesystem::path> project_folder(const ApiContext& context,
 // their tools (they were started when the server started; usually ready).
 constexpr std::chrono::milliseconds mcp_wait{5000};
 
-httpd::HttpResponse show(const ApiContext& context, const httpd::HttpRequest& request) {
+Result<httpd::HttpResponse> show(const ApiContext& context, const httpd::HttpRequest& request) {
   auto conversation = context.registry->conversation(request.params[0]);
-  if (!conversation) return httpd::error_response(404, "not_found", "no such conversation");
-  nlohmann::json out = conversation_json(context, *conversation);
+  if (!conversation) return fail(ErrorCode::not_found, "no such conversation");
+  auto view = conversation_view(context, *conversation);
   if (auto live = context.host->find_loaded(conversation->id))
-    out["status"] = status_json(live->agent->status());
-  return httpd::json_response(200, out);
+    view.status = driver_status(live->agent->status());
+  return shaped_response(200, view);
 }
 
-httpd::HttpResponse patch(const ApiContext& context, const httpd::HttpRequest& request) {
-  auto body = json_body(request);
-  if (!body) return httpd::error_response(body.error());
-  auto parsed = protocol::parse_conversation_patch(*body);
-  if (!parsed) return httpd::error_response(parsed.error());
-  auto patched = context.registry->patch_conversation(request.params[0], *parsed);
-  if (!patched) return httpd::error_response(patched.error());
-  nlohmann::json out = conversation_json(context, *patched);
-  context.status->publish({{"type", "catalog"}, {"action", "updated"}, {"conversation", out}});
-  return httpd::json_response(200, out);
+Result<httpd::HttpResponse> patch(const ApiContext& context, const httpd::HttpRequest& request) {
+  AVA_TRY(auto body, json_body(request));
+  AVA_TRY(auto parsed, protocol::parse_conversation_patch(body));
+  AVA_TRY(auto patched, context.registry->patch_conversation(request.params[0], parsed));
+  auto view = conversation_view(context, std::move(patched));
+  context.status->publish(protocol::CatalogMessage{.action = "updated", .conversation = view});
+  return shaped_response(200, view);
 }
 
 void name_after_first_input(const ApiContext& context, const std::string& id,
@@ -103,89 +95,84 @@ void name_after_first_input(const ApiContext& context, const std::string& id,
   protocol::ConversationPatch titled;
   titled.title = title_from(text);
   if (auto patched = context.registry->patch_conversation(id, titled)) {
-    context.status->publish({{"type", "catalog"},
-                             {"action", "updated"},
-                             {"conversation", protocol::to_json(*patched)}});
+    context.status->publish(protocol::CatalogMessage{
+        .action = "updated", .conversation = conversation_view(context, std::move(*patched))});
   }
 }
 
-httpd::HttpResponse input(const ApiContext& context, const httpd::HttpRequest& request) {
+Result<httpd::HttpResponse> input(const ApiContext& context, const httpd::HttpRequest& request) {
   const std::string& id = request.params[0];
-  auto body = json_body(request);
-  if (!body) return httpd::error_response(body.error());
-  auto parsed = protocol::parse_input_request(*body);
-  if (!parsed) return httpd::error_response(parsed.error());
-  auto live = context.host->open(id);
-  if (!live) return httpd::error_response(live.error());
-  agent::Input input{.text = parsed->text, .input_id = parsed->input_id};
-  for (auto& attachment : parsed->attachments) {
+  AVA_TRY(auto body, json_body(request));
+  AVA_TRY(auto parsed, protocol::parse_input_request(body));
+  AVA_TRY(auto live, context.host->open(id));
+  agent::Input input{.text = parsed.text, .input_id = parsed.input_id};
+  for (auto& attachment : parsed.attachments) {
     llm::ImageBlock image;
     image.media_type = std::move(attachment.media_type);
     image.data = std::move(attachment.data);
     input.attachments.push_back(std::move(image));
   }
-  agent::Agent& agent = *(*live)->agent;
-  auto receipt = parsed->kind == protocol::InputKind::steer ? agent.steer(std::move(input))
-                                                            : agent.followup(std::move(input));
-  if (!receipt) return httpd::error_response(receipt.error());
-  if (!receipt->duplicate) {
+  agent::Agent& agent = *live->agent;
+  AVA_TRY(auto receipt, parsed.kind == protocol::InputKind::steer
+                            ? agent.steer(std::move(input))
+                            : agent.followup(std::move(input)));
+  if (!receipt.duplicate) {
     context.registry->touch(id, base::unix_ms_now());
-    name_after_first_input(context, id, parsed->text);
+    name_after_first_input(context, id, parsed.text);
   }
-  const protocol::InputAccepted accepted{.input_id = receipt->input_id,
-                                         .seq = static_cast<std::int64_t>(receipt->seq),
-                                         .duplicate = receipt->duplicate};
-  return httpd::json_response(202, protocol::to_json(accepted));
+  const protocol::InputAccepted accepted{.input_id = receipt.input_id,
+                                         .seq = static_cast<std::int64_t>(receipt.seq),
+                                         .duplicate = receipt.duplicate};
+  return shaped_response(202, accepted);
 }
 
 using Action = std::function<Result<void>(agent::Agent&)>;
 
 Reply control(const std::shared_ptr<ApiContext>& context, Action action) {
-  return [context, action = std::move(action)](const httpd::HttpRequest& request) {
-    auto live = context->host->open(request.params[0]);
-    if (!live) return httpd::error_response(live.error());
-    if (auto done = action(*(*live)->agent); !done) return httpd::error_response(done.error());
-    return httpd::json_response(200, status_json((*live)->agent->status()));
+  return [context, action = std::move(action)](
+             const httpd::HttpRequest& request) -> Result<httpd::HttpResponse> {
+    AVA_TRY(auto live, context->host->open(request.params[0]));
+    AVA_TRY_VOID(action(*live->agent));
+    return shaped_response(200, driver_status(live->agent->status()));
   };
 }
 
-httpd::HttpResponse set_model(const ApiContext& context, const httpd::HttpRequest& request) {
+Result<httpd::HttpResponse> set_model(const ApiContext& context,
+                                      const httpd::HttpRequest& request) {
   const std::string& id = request.params[0];
-  auto body = json_body(request);
-  if (!body) return httpd::error_response(body.error());
-  auto model = protocol::parse_model_ref(*body);
-  if (!model) return httpd::error_response(model.error());
-  auto live = context.host->open(id);
-  if (!live) return httpd::error_response(live.error());
-  agent::Agent& agent = *(*live)->agent;
+  AVA_TRY(auto body, json_body(request));
+  AVA_TRY(auto model, protocol::parse_model_ref(body));
+  AVA_TRY(auto live, context.host->open(id));
+  agent::Agent& agent = *live->agent;
   agent::ModelChoice choice;
-  choice.provider = model->provider;
-  choice.model = model->model;
-  if (auto set = agent.set_model(choice); !set) return httpd::error_response(set.error());
+  choice.provider = model.provider;
+  choice.model = model.model;
+  AVA_TRY_VOID(agent.set_model(choice));
   protocol::ConversationPatch changed;
-  changed.model = *model;
+  changed.model = model;
   (void)context.registry->patch_conversation(id, changed);
-  return httpd::json_response(200, status_json(agent.status()));
+  return shaped_response(200, driver_status(agent.status()));
 }
 
-httpd::HttpResponse status(const ApiContext& context, const httpd::HttpRequest& request) {
-  auto live = context.host->open(request.params[0]);
-  if (!live) return httpd::error_response(live.error());
-  return httpd::json_response(200, status_json((*live)->agent->status()));
+Result<httpd::HttpResponse> status(const ApiContext& context, const httpd::HttpRequest& request) {
+  AVA_TRY(auto live, context.host->open(request.params[0]));
+  return shaped_response(200, driver_status(live->agent->status()));
 }
 
-httpd::HttpResponse context_report(const ApiContext& context, const httpd::HttpRequest& request) {
-  auto live = context.host->open(request.params[0]);
-  if (!live) return httpd::error_response(live.error());
-  const auto report = (*live)->agent->context_report();
-  return httpd::json_response(200, {{"messages", report.messages},
-                                    {"estimatedTokens", report.estimated_tokens},
-                                    {"contextWindow", report.context_window},
-                                    {"systemPromptChars", report.system_prompt_chars},
-                                    {"toolSchemaChars", report.tool_schema_chars},
-                                    {"compactions", report.compactions},
-                                    {"pendingInputs", report.pending_inputs},
-                                    {"unpairedCalls", report.unpaired_calls}});
+Result<httpd::HttpResponse> context_report(const ApiContext& context,
+                                           const httpd::HttpRequest& request) {
+  AVA_TRY(auto live, context.host->open(request.params[0]));
+  const auto report = live->agent->context_report();
+  const auto count = [](auto value) { return static_cast<std::int64_t>(value); };
+  return shaped_response(
+      200, protocol::ContextReport{.messages = count(report.messages),
+                                   .estimated_tokens = count(report.estimated_tokens),
+                                   .context_window = count(report.context_window),
+                                   .system_prompt_chars = count(report.system_prompt_chars),
+                                   .tool_schema_chars = count(report.tool_schema_chars),
+                                   .compactions = count(report.compactions),
+                                   .pending_inputs = report.pending_inputs,
+                                   .unpaired_calls = report.unpaired_calls});
 }
 
 }  // namespace
@@ -196,7 +183,7 @@ void add_conversation_routes(httpd::Router& router, const std::shared_ptr<ApiCon
              [context](httpd::Exchange& exchange) -> boost::asio::awaitable<void> {
                auto folder = project_folder(*context, exchange.request());
                if (folder && context->mcp) co_await context->mcp->wait_listed(*folder, mcp_wait);
-               httpd::HttpResponse reply = create(*context, exchange.request());
+               httpd::HttpResponse reply = respond_to(create(*context, exchange.request()));
                co_await exchange.respond(std::move(reply));
              });
   router.add("GET", "/api/conversations/{id}", answer(with(context, show)));

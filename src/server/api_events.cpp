@@ -115,48 +115,53 @@ asio::awaitable<void> follow(
   }
 }
 
+// What a conversation's stream needs: only the log and the feed, so that the
+// stream does not keep an unloaded conversation alive.
+struct EventSource {
+  std::filesystem::path log;
+  std::shared_ptr<httpd::EventFeed> feed;
+  std::int64_t after = 0;
+};
+
+Result<EventSource> event_source(const ApiContext& context, const httpd::HttpRequest& request) {
+  auto cursor = cursor_of(request);
+  if (!cursor) return fail(ErrorCode::invalid_argument, "the cursor must be a sequence number");
+  AVA_TRY(auto live, context.host->open(request.params[0]));
+  return EventSource{.log = live->agent->log_path(), .feed = live->events, .after = *cursor};
+}
+
+// The status stream's first message: every loaded conversation's driver.
+std::string snapshot_data(const ApiContext& context) {
+  protocol::SnapshotMessage snapshot;
+  for (const auto& live : context.host->loaded())
+    snapshot.conversations.push_back(loaded_driver(*live));
+  return protocol::to_json(snapshot).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
 
 void add_event_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context) {
   router.add("GET", "/api/conversations/{id}/events",
              [context](httpd::Exchange& exchange) -> asio::awaitable<void> {
-               auto cursor = cursor_of(exchange.request());
-               if (!cursor) {
-                 httpd::HttpResponse reply = httpd::error_response(
-                     400, "invalid_argument", "the cursor must be a sequence number");
+               auto source = event_source(*context, exchange.request());
+               if (!source) {
+                 httpd::HttpResponse reply = respond_to(std::unexpected(std::move(source).error()));
                  co_await exchange.respond(std::move(reply));
                  co_return;
                }
-               auto live = context->host->open(exchange.request().params[0]);
-               if (!live) {
-                 httpd::HttpResponse reply = httpd::error_response(live.error());
-                 co_await exchange.respond(std::move(reply));
-                 co_return;
-               }
-               const auto log = (*live)->agent->log_path();
-               std::shared_ptr<httpd::EventFeed> feed = (*live)->events;
-               live->reset();  // the stream must not keep an unloaded conversation alive
                if (!co_await exchange.begin_events()) co_return;
                if (!co_await exchange.write_events("retry: 1000\n\n")) co_return;
-               co_await follow(exchange, *feed, *cursor, [&](std::int64_t after) {
-                 return replay_from_log(exchange, log, after);
+               co_await follow(exchange, *source->feed, source->after, [&](std::int64_t after) {
+                 return replay_from_log(exchange, source->log, after);
                });
              });
 
   router.add(
       "GET", "/api/status/events", [context](httpd::Exchange& exchange) -> asio::awaitable<void> {
         // The present first: the state of every loaded conversation.
-        nlohmann::json loaded = nlohmann::json::array();
-        for (const auto& live : context->host->loaded()) {
-          nlohmann::json item = status_json(live->agent->status());
-          item["conversationId"] = live->id;
-          loaded.push_back(std::move(item));
-        }
         httpd::EventFeed& feed = context->status->feed();
         const std::int64_t start = feed.last_seq();
-        const std::string snapshot =
-            nlohmann::json{{"type", "snapshot"}, {"conversations", loaded}}.dump(
-                -1, ' ', false, nlohmann::json::error_handler_t::replace);
+        const std::string snapshot = snapshot_data(*context);
         const std::string id = std::to_string(start);
         auto frame = transport::encode_sse({.event = "snapshot", .data = snapshot, .id = id});
         if (!co_await exchange.begin_events()) co_return;

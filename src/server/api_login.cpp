@@ -2,7 +2,6 @@
 // session cookie, and new codes for clients that already hold a secret.
 #include <nlohmann/json.hpp>
 
-#include "ava/base/json.hpp"
 #include "ava/httpd/login_gate.hpp"
 #include "server/api.hpp"
 
@@ -41,14 +40,12 @@ httpd::HttpResponse login_link(httpd::LoginGate& gate, const httpd::HttpRequest&
   return spent_link();
 }
 
-// POST /api/login {"code"}: the same trade for a script.
-httpd::HttpResponse login(httpd::LoginGate& gate, const httpd::HttpRequest& request) {
-  auto body = json_body(request);
-  if (!body) return httpd::error_response(body.error());
-  const auto code = base::json_field<std::string>(*body, "code");
-  if (!code)
-    return httpd::error_response(400, "invalid_argument", "the body must be {\"code\": string}");
-  auto session = gate.redeem(*code);
+// POST /api/login {"code"}: the same trade for a script. A spent code is
+// 401 "unauthorized", which no error code maps to: a response, not an error.
+Result<httpd::HttpResponse> login(httpd::LoginGate& gate, const httpd::HttpRequest& request) {
+  AVA_TRY(auto body, json_body(request));
+  AVA_TRY(const auto login, protocol::from_json<protocol::LoginRequest>(body));
+  auto session = gate.redeem(login.code);
   if (!session) {
     return httpd::error_response(401, "unauthorized",
                                  "the login code was already used or has expired");
@@ -58,13 +55,12 @@ httpd::HttpResponse login(httpd::LoginGate& gate, const httpd::HttpRequest& requ
 
 // POST /api/login-codes: a new code for a client holding the token or a
 // session, such as `ava backend open` giving a browser the backend's UI.
-httpd::HttpResponse new_code(httpd::LoginGate& gate) {
-  auto code = gate.issue_code();
-  if (!code) return httpd::error_response(code.error());
-  return httpd::json_response(
-      201, {{"code", *code},
-            {"url", gate.login_url(*code)},
-            {"expiresInMs", std::chrono::milliseconds(httpd::LoginGate::code_lifetime).count()}});
+Result<httpd::HttpResponse> new_code(httpd::LoginGate& gate) {
+  AVA_TRY(auto code, gate.issue_code());
+  const auto lifetime = std::chrono::milliseconds(httpd::LoginGate::code_lifetime);
+  return shaped_response(
+      201, protocol::LoginCode{
+               .code = code, .url = gate.login_url(code), .expires_in_ms = lifetime.count()});
 }
 
 }  // namespace

@@ -49,38 +49,31 @@ json server_json(const capabilities::CapabilitiesStore& store,
   return out;
 }
 
-httpd::HttpResponse list(const ApiContext& context, const httpd::HttpRequest& request) {
+Result<httpd::HttpResponse> list(const ApiContext& context, const httpd::HttpRequest& request) {
   std::optional<protocol::Project> project;
   if (auto id = request.query_value("project")) {
     project = context.registry->project(std::string(*id));
-    if (!project) return httpd::error_response(404, "not_found", "no such project");
+    if (!project) return fail(ErrorCode::not_found, "no such project");
   }
-  auto store = store_of(context);
-  if (!store) return httpd::error_response(store.error());
-  auto servers = store->servers();
-  if (!servers) return httpd::error_response(servers.error());
+  AVA_TRY(auto store, store_of(context));
+  AVA_TRY(auto servers, store.servers());
   json items = json::array();
-  for (const auto& entry : *servers) items.push_back(server_json(*store, entry, project));
+  for (const auto& entry : servers) items.push_back(server_json(store, entry, project));
   return httpd::json_response(200, {{"servers", std::move(items)}});
 }
 
-httpd::HttpResponse add(const ApiContext& context, const httpd::HttpRequest& request) {
-  auto body = json_body(request);
-  if (!body) return httpd::error_response(body.error());
-  if (!body->is_object() || !body->contains("name") || !(*body)["name"].is_string())
-    return httpd::error_response(400, "invalid_argument", "name must be a string");
-  auto entry = capabilities::entry_from_json((*body)["name"].get<std::string>(), *body);
-  if (!entry) return httpd::error_response(entry.error());
-  entry->source = "api";
-  const bool replace = body->value("replace", false);
-  auto store = store_of(context);
-  if (!store) return httpd::error_response(store.error());
-  if (auto added = store->add_server(*entry, replace); !added)
-    return httpd::error_response(added.error());
-  auto stored = store->server(entry->name);
-  if (!stored || !*stored)
-    return httpd::error_response(500, "internal", "the server was not stored");
-  return httpd::json_response(201, server_json(*store, **stored, std::nullopt));
+Result<httpd::HttpResponse> add(const ApiContext& context, const httpd::HttpRequest& request) {
+  AVA_TRY(auto body, json_body(request));
+  if (!body.is_object() || !body.contains("name") || !body["name"].is_string())
+    return fail(ErrorCode::invalid_argument, "name must be a string");
+  AVA_TRY(auto entry, capabilities::entry_from_json(body["name"].get<std::string>(), body));
+  entry.source = "api";
+  const bool replace = body.value("replace", false);
+  AVA_TRY(auto store, store_of(context));
+  AVA_TRY_VOID(store.add_server(entry, replace));
+  auto stored = store.server(entry.name);
+  if (!stored || !*stored) return fail(ErrorCode::internal, "the server was not stored");
+  return httpd::json_response(201, server_json(store, **stored, std::nullopt));
 }
 
 Result<std::optional<bool>> enabled_of(const httpd::HttpRequest& request) {
@@ -90,42 +83,38 @@ Result<std::optional<bool>> enabled_of(const httpd::HttpRequest& request) {
   return std::optional<bool>(body["enabled"].get<bool>());
 }
 
-httpd::HttpResponse patch(const ApiContext& context, const httpd::HttpRequest& request) {
-  auto enabled = enabled_of(request);
-  if (!enabled) return httpd::error_response(enabled.error());
-  auto store = store_of(context);
-  if (!store) return httpd::error_response(store.error());
-  auto entry = store->set_enabled(request.params[0], std::nullopt, *enabled);
-  if (!entry) return httpd::error_response(entry.error());
-  return httpd::json_response(200, server_json(*store, *entry, std::nullopt));
+Result<httpd::HttpResponse> patch(const ApiContext& context, const httpd::HttpRequest& request) {
+  AVA_TRY(auto enabled, enabled_of(request));
+  AVA_TRY(auto store, store_of(context));
+  AVA_TRY(auto entry, store.set_enabled(request.params[0], std::nullopt, enabled));
+  return httpd::json_response(200, server_json(store, entry, std::nullopt));
 }
 
-httpd::HttpResponse remove(const ApiContext& context, const httpd::HttpRequest& request) {
-  auto store = store_of(context);
-  if (!store) return httpd::error_response(store.error());
-  if (auto removed = store->remove_server(request.params[0]); !removed)
-    return httpd::error_response(removed.error());
+Result<httpd::HttpResponse> remove(const ApiContext& context, const httpd::HttpRequest& request) {
+  AVA_TRY(auto store, store_of(context));
+  AVA_TRY_VOID(store.remove_server(request.params[0]));
   return httpd::json_response(200, {{"removed", true}});
 }
 
-httpd::HttpResponse switch_in_project(const ApiContext& context, const httpd::HttpRequest& request,
-                                      std::optional<bool> enabled) {
+Result<httpd::HttpResponse> switch_in_project(const ApiContext& context,
+                                              const httpd::HttpRequest& request,
+                                              std::optional<bool> enabled) {
   auto project = context.registry->project(request.params[1]);
-  if (!project) return httpd::error_response(404, "not_found", "no such project");
-  auto store = store_of(context);
-  if (!store) return httpd::error_response(store.error());
-  auto entry = store->set_enabled(request.params[0], std::filesystem::path(project->path), enabled);
-  if (!entry) return httpd::error_response(entry.error());
-  return httpd::json_response(200, server_json(*store, *entry, project));
+  if (!project) return fail(ErrorCode::not_found, "no such project");
+  AVA_TRY(auto store, store_of(context));
+  AVA_TRY(auto entry,
+          store.set_enabled(request.params[0], std::filesystem::path(project->path), enabled));
+  return httpd::json_response(200, server_json(store, entry, project));
 }
 
-httpd::HttpResponse set_in_project(const ApiContext& context, const httpd::HttpRequest& request) {
-  auto enabled = enabled_of(request);
-  if (!enabled) return httpd::error_response(enabled.error());
-  return switch_in_project(context, request, *enabled);
+Result<httpd::HttpResponse> set_in_project(const ApiContext& context,
+                                           const httpd::HttpRequest& request) {
+  AVA_TRY(auto enabled, enabled_of(request));
+  return switch_in_project(context, request, enabled);
 }
 
-httpd::HttpResponse clear_in_project(const ApiContext& context, const httpd::HttpRequest& request) {
+Result<httpd::HttpResponse> clear_in_project(const ApiContext& context,
+                                             const httpd::HttpRequest& request) {
   return switch_in_project(context, request, std::nullopt);
 }
 
@@ -145,6 +134,26 @@ httpd::HttpResponse probe_response(const std::string& name,
                                  "server " + name + ": " + base::redact(probe.error().message));
   }
   return httpd::json_response(200, to_json(*probe));
+}
+
+// The sign-in page, or, as for a probe, the server's failure (502).
+httpd::HttpResponse page_response(const std::string& name, const Result<std::string>& page) {
+  if (!page) {
+    return httpd::error_response(
+        502, "mcp_server_failed",
+        "sign-in to " + name + " failed: " + base::redact(page.error().message));
+  }
+  return httpd::json_response(
+      200, {{"authorizationUrl", *page}, {"timeoutMs", sign_in_timeout.count()}});
+}
+
+// The optional body of a login request.
+Result<std::string> scope_of(const httpd::HttpRequest& request) {
+  if (request.body.empty()) return std::string();
+  auto body = json_body(request);
+  if (!body || !body->is_object() || (body->contains("scope") && !(*body)["scope"].is_string()))
+    return fail(ErrorCode::invalid_argument, "the body must be {\"scope\": string}");
+  return body->value("scope", std::string());
 }
 
 // Sign-ins started through the API: at most one per server, so a second
@@ -206,16 +215,11 @@ asio::awaitable<Result<std::string>> wait_for_page(std::shared_ptr<PageHandoff> 
 asio::awaitable<void> login(std::shared_ptr<ApiContext> context, std::shared_ptr<SignIns> sign_ins,
                             httpd::Exchange& exchange) {
   const std::string name = exchange.request().params[0];
-  std::string scope;
-  if (!exchange.request().body.empty()) {
-    auto body = json_body(exchange.request());
-    if (!body || !body->is_object() || (body->contains("scope") && !(*body)["scope"].is_string())) {
-      httpd::HttpResponse reply =
-          httpd::error_response(400, "invalid_argument", "the body must be {\"scope\": string}");
-      co_await exchange.respond(std::move(reply));
-      co_return;
-    }
-    scope = body->value("scope", std::string());
+  auto scope = scope_of(exchange.request());
+  if (!scope) {
+    httpd::HttpResponse reply = respond_to(std::unexpected(std::move(scope).error()));
+    co_await exchange.respond(std::move(reply));
+    co_return;
   }
   auto entry = entry_named(*context, name);
   auto executor = co_await asio::this_coro::executor;
@@ -234,7 +238,7 @@ asio::awaitable<void> login(std::shared_ptr<ApiContext> context, std::shared_ptr
                 std::move(hand_over), sign_in_timeout)
           : Result<std::shared_ptr<oauth::OAuthClient>>(std::unexpected(entry.error()));
   if (!client) {
-    httpd::HttpResponse reply = httpd::error_response(client.error());
+    httpd::HttpResponse reply = respond_to(std::unexpected(std::move(client).error()));
     co_await exchange.respond(std::move(reply));
     co_return;
   }
@@ -248,28 +252,21 @@ asio::awaitable<void> login(std::shared_ptr<ApiContext> context, std::shared_ptr
       // `finished` (the client) goes here, off its own strand.
     });
   };
-  asio::co_spawn(executor, (*client)->login(scope), std::move(on_done));
+  asio::co_spawn(executor, (*client)->login(*scope), std::move(on_done));
   auto page = co_await asio::co_spawn(handoff->strand, wait_for_page(handoff), asio::use_awaitable);
-  httpd::HttpResponse reply =
-      page ? httpd::json_response(
-                 200, {{"authorizationUrl", *page}, {"timeoutMs", sign_in_timeout.count()}})
-           : httpd::error_response(
-                 502, "mcp_server_failed",
-                 "sign-in to " + name + " failed: " + base::redact(page.error().message));
+  httpd::HttpResponse reply = page_response(name, page);
   co_await exchange.respond(std::move(reply));
 }
 
-httpd::HttpResponse logout(const ApiContext& context, SignIns& sign_ins,
-                           const httpd::HttpRequest& request) {
+Result<httpd::HttpResponse> logout(const ApiContext& context, SignIns& sign_ins,
+                                   const httpd::HttpRequest& request) {
   const std::string& name = request.params[0];
-  auto entry = entry_named(context, name);
-  if (!entry) return httpd::error_response(entry.error());
+  AVA_TRY_VOID(entry_named(context, name));  // only a configured server
   if (auto running = sign_ins.take(name)) (void)running->sign_out();
   capabilities::StoredCredentials credentials(*context.home);
-  auto was = credentials.signed_in(name);
-  if (!was) return httpd::error_response(was.error());
-  if (auto erased = credentials.erase(name); !erased) return httpd::error_response(erased.error());
-  return httpd::json_response(200, {{"signedOut", *was}});
+  AVA_TRY(auto was, credentials.signed_in(name));
+  AVA_TRY_VOID(credentials.erase(name));
+  return httpd::json_response(200, {{"signedOut", was}});
 }
 
 }  // namespace
@@ -290,7 +287,7 @@ void add_mcp_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& co
                const std::string name = exchange.request().params[0];
                auto entry = entry_named(*context, name);
                if (!entry) {
-                 httpd::HttpResponse reply = httpd::error_response(entry.error());
+                 httpd::HttpResponse reply = respond_to(std::unexpected(std::move(entry).error()));
                  co_await exchange.respond(std::move(reply));
                  co_return;
                }

@@ -15,92 +15,82 @@ bool runs_locally(llm::ProviderKind kind) {
          kind == llm::ProviderKind::llamacpp || kind == llm::ProviderKind::mock;
 }
 
-nlohmann::json provider_json(const llm::Settings& settings, const std::string& name) {
-  nlohmann::json out{{"name", name}};
-  out["keySaved"] = settings.keys.contains(name);
+protocol::ProviderInfo provider_info(const llm::Settings& settings, const std::string& name) {
+  protocol::ProviderInfo out{.name = name, .key_saved = settings.keys.contains(name)};
   auto resolved = llm::resolve_provider(settings, name, false);
   if (!resolved) {
-    out["configured"] = false;
-    out["problem"] = resolved.error().message;
+    out.problem = resolved.error().message;
     return out;
   }
   llm::ProviderChoice choice;
   choice.provider = name;
-  out["kind"] = llm::to_string(resolved->kind);
-  out["baseUrl"] = resolved->base_url;
-  out["model"] = llm::choose_model(settings, choice, *resolved);
+  out.kind = std::string(llm::to_string(resolved->kind));
+  out.base_url = resolved->base_url;
+  out.model = llm::choose_model(settings, choice, *resolved);
   // Whether it can be used, never the key itself.
-  out["configured"] = runs_locally(resolved->kind) || !resolved->api_key.empty();
-  if (!resolved->key_variable.empty()) out["keyVariable"] = resolved->key_variable;
+  out.configured = runs_locally(resolved->kind) || !resolved->api_key.empty();
+  if (!resolved->key_variable.empty()) out.key_variable = resolved->key_variable;
   return out;
 }
 
-httpd::HttpResponse models(const ApiContext& context, const httpd::HttpRequest&) {
+Result<httpd::HttpResponse> models(const ApiContext& context, const httpd::HttpRequest&) {
   const auto settings = context.settings->current();
-  nlohmann::json providers = nlohmann::json::array();
+  protocol::ModelsResponse view{
+      .default_provider = llm::default_provider_name(*settings), .providers = {}, .models = {}};
   for (const auto& name : llm::provider_names(*settings))
-    providers.push_back(provider_json(*settings, name));
-  nlohmann::json catalog = nlohmann::json::array();
+    view.providers.push_back(provider_info(*settings, name));
   for (const auto& model : llm::model_catalog()) {
     const auto info = llm::model_info(model.id, settings.get());
-    catalog.push_back({{"id", info.id},
-                       {"providerKind", info.provider_kind},
-                       {"contextWindow", info.context_window},
-                       {"maxOutput", info.max_output},
-                       {"inputPerMTok", info.input_per_mtok},
-                       {"outputPerMTok", info.output_per_mtok},
-                       {"tools", info.tools},
-                       {"images", info.images},
-                       {"thinking", info.thinking}});
+    view.models.push_back({.id = info.id,
+                           .provider_kind = info.provider_kind,
+                           .context_window = static_cast<std::int64_t>(info.context_window),
+                           .max_output = static_cast<std::int64_t>(info.max_output),
+                           .input_per_mtok = info.input_per_mtok,
+                           .output_per_mtok = info.output_per_mtok,
+                           .tools = info.tools,
+                           .images = info.images,
+                           .thinking = info.thinking});
   }
-  return httpd::json_response(200, {{"defaultProvider", llm::default_provider_name(*settings)},
-                                    {"providers", std::move(providers)},
-                                    {"models", std::move(catalog)}});
+  return shaped_response(200, view);
 }
 
-httpd::HttpResponse settings_view(const ApiContext& context, const httpd::HttpRequest&) {
+Result<httpd::HttpResponse> settings_view(const ApiContext& context, const httpd::HttpRequest&) {
   const auto settings = context.settings->current();
-  nlohmann::json overrides = nlohmann::json::object();
+  protocol::SettingsResponse view{.provider = settings->provider,
+                                  .model = settings->model,
+                                  .models = {},
+                                  .saved_keys = {},
+                                  .settings_file = settings->settings_file.string()};
   for (const auto& [model, entry] : settings->models) {
-    nlohmann::json item = nlohmann::json::object();
-    if (entry.context_window) item["contextWindow"] = *entry.context_window;
-    if (entry.max_output) item["maxOutput"] = *entry.max_output;
-    overrides[model] = std::move(item);
+    view.models[model] = {.context_window = entry.context_window, .max_output = entry.max_output};
   }
-  nlohmann::json saved = nlohmann::json::array();
   for (const auto& [provider, key] : settings->keys)
-    saved.push_back(provider);  // names only, never keys
-  return httpd::json_response(200, {{"provider", settings->provider},
-                                    {"model", settings->model},
-                                    {"models", std::move(overrides)},
-                                    {"savedKeys", std::move(saved)},
-                                    {"settingsFile", settings->settings_file.string()}});
+    view.saved_keys.push_back(provider);  // names only, never keys
+  return shaped_response(200, view);
 }
 
-httpd::HttpResponse save_provider(const ApiContext& context, const httpd::HttpRequest& request) {
-  auto body = json_body(request);
-  if (!body) return httpd::error_response(body.error());
-  auto parsed = protocol::parse_provider_update(*body);
-  if (!parsed) return httpd::error_response(parsed.error());
+Result<httpd::HttpResponse> save_provider(const ApiContext& context,
+                                          const httpd::HttpRequest& request) {
+  AVA_TRY(auto body, json_body(request));
+  AVA_TRY(auto parsed, protocol::parse_provider_update(body));
   const std::string& name = request.params[0];
   const llm::ProviderUpdate update{
-      .kind = parsed->kind, .base_url = parsed->base_url, .model = parsed->model};
+      .kind = parsed.kind, .base_url = parsed.base_url, .model = parsed.model};
   std::optional<base::Secret> key;
-  if (parsed->api_key) key.emplace(std::move(*parsed->api_key));
-  auto saved = context.settings->save_provider(name, update, key);
-  if (!saved) return httpd::error_response(saved.error());
-  auto after = provider_json(*context.settings->current(), name);
-  context.status->publish({{"type", "catalog"}, {"action", "provider"}, {"provider", after}});
-  return httpd::json_response(200, after);
+  if (parsed.api_key) key.emplace(std::move(*parsed.api_key));
+  AVA_TRY_VOID(context.settings->save_provider(name, update, key));
+  auto after = provider_info(*context.settings->current(), name);
+  context.status->publish(protocol::CatalogMessage{.action = "provider", .provider = after});
+  return shaped_response(200, after);
 }
 
-httpd::HttpResponse remove_key(const ApiContext& context, const httpd::HttpRequest& request) {
+Result<httpd::HttpResponse> remove_key(const ApiContext& context,
+                                       const httpd::HttpRequest& request) {
   const std::string& name = request.params[0];
-  auto removed = context.settings->remove_key(name);
-  if (!removed) return httpd::error_response(removed.error());
-  auto after = provider_json(*context.settings->current(), name);
-  context.status->publish({{"type", "catalog"}, {"action", "provider"}, {"provider", after}});
-  return httpd::json_response(200, after);
+  AVA_TRY_VOID(context.settings->remove_key(name));
+  auto after = provider_info(*context.settings->current(), name);
+  context.status->publish(protocol::CatalogMessage{.action = "provider", .provider = after});
+  return shaped_response(200, after);
 }
 
 }  // namespace

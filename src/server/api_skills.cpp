@@ -29,63 +29,54 @@ Result<Scope> scope_of(const ApiContext& context, const std::string& project_id)
   return Scope{.folder = std::filesystem::path(project->path), .project_id = project_id};
 }
 
-httpd::HttpResponse listing(const base::Home& home, const capabilities::CapabilitiesStore& store,
-                            const Scope& scope, int status) {
-  auto skills = capabilities::list_skills(home, store, scope.folder);
-  if (!skills) return httpd::error_response(skills.error());
+Result<httpd::HttpResponse> listing(const base::Home& home,
+                                    const capabilities::CapabilitiesStore& store,
+                                    const Scope& scope, int status) {
+  AVA_TRY(auto skills, capabilities::list_skills(home, store, scope.folder));
   json items = json::array();
-  for (const auto& skill : *skills) items.push_back(to_json(skill));
+  for (const auto& skill : skills) items.push_back(to_json(skill));
   json body{{"skills", std::move(items)}};
   if (!scope.project_id.empty()) body["projectId"] = scope.project_id;
   return httpd::json_response(status, body);
 }
 
-httpd::HttpResponse list(const ApiContext& context, const httpd::HttpRequest& request) {
-  if (!context.home) return httpd::error_response(503, "unavailable", "no home");
-  auto scope = scope_of(context, std::string(request.query_value("projectId").value_or("")));
-  if (!scope) return httpd::error_response(scope.error());
-  auto store = capabilities::CapabilitiesStore::open(*context.home);
-  if (!store) return httpd::error_response(store.error());
-  return listing(*context.home, *store, *scope, 200);
+Result<httpd::HttpResponse> list(const ApiContext& context, const httpd::HttpRequest& request) {
+  if (!context.home) return fail(ErrorCode::unavailable, "no home");
+  AVA_TRY(auto scope,
+          scope_of(context, std::string(request.query_value("projectId").value_or(""))));
+  AVA_TRY(auto store, capabilities::CapabilitiesStore::open(*context.home));
+  return listing(*context.home, store, scope, 200);
 }
 
 // A switch for a skill this scope does not find is refused (a typo would
 // otherwise be kept silently), except removing one that exists.
-httpd::HttpResponse update(const ApiContext& context, const httpd::HttpRequest& request) {
-  if (!context.home) return httpd::error_response(503, "unavailable", "no home");
-  auto body = json_body(request);
-  if (!body) return httpd::error_response(body.error());
-  auto change = protocol::parse_skill_update(*body);
-  if (!change) return httpd::error_response(change.error());
-  auto scope = scope_of(context, change->project_id);
-  if (!scope) return httpd::error_response(scope.error());
-  auto store = capabilities::CapabilitiesStore::open(*context.home);
-  if (!store) return httpd::error_response(store.error());
+Result<httpd::HttpResponse> update(const ApiContext& context, const httpd::HttpRequest& request) {
+  if (!context.home) return fail(ErrorCode::unavailable, "no home");
+  AVA_TRY(auto body, json_body(request));
+  AVA_TRY(auto change, protocol::parse_skill_update(body));
+  AVA_TRY(auto scope, scope_of(context, change.project_id));
+  AVA_TRY(auto store, capabilities::CapabilitiesStore::open(*context.home));
 
   const std::string& name = request.params[0];
   const std::string key =
-      scope->folder ? capabilities::skill_project_key(*scope->folder) : std::string();
-  auto known = capabilities::list_skills(*context.home, *store, scope->folder);
-  if (!known) return httpd::error_response(known.error());
+      scope.folder ? capabilities::skill_project_key(*scope.folder) : std::string();
+  AVA_TRY(auto known, capabilities::list_skills(*context.home, store, scope.folder));
   bool found = false;
   std::string names;
-  for (const auto& skill : *known) {
+  for (const auto& skill : known) {
     found = found || skill.skill.name == name;
     names += (names.empty() ? "" : ", ") + skill.skill.name;
   }
-  if (!found && !change->enabled) {
-    auto existing = store->skill_enabled(name, key);
-    if (!existing) return httpd::error_response(existing.error());
-    found = existing->has_value();
+  if (!found && !change.enabled) {
+    AVA_TRY(auto existing, store.skill_enabled(name, key));
+    found = existing.has_value();
   }
   if (!found) {
-    return httpd::error_response(404, "not_found",
-                                 "no skill named " + name + " here; known: " +
-                                     (names.empty() ? std::string("none") : names));
+    return fail(ErrorCode::not_found, "no skill named " + name + " here; known: " +
+                                          (names.empty() ? std::string("none") : names));
   }
-  if (auto set = store->set_skill_enabled(name, key, change->enabled); !set)
-    return httpd::error_response(set.error());
-  return listing(*context.home, *store, *scope, 200);
+  AVA_TRY_VOID(store.set_skill_enabled(name, key, change.enabled));
+  return listing(*context.home, store, scope, 200);
 }
 
 }  // namespace

@@ -7,39 +7,37 @@
 namespace ava::server {
 namespace {
 
-httpd::HttpResponse health(const ApiContext& context, const httpd::HttpRequest&) {
+Result<httpd::HttpResponse> health(const ApiContext& context, const httpd::HttpRequest&) {
   const auto& info = context.info;
-  return httpd::json_response(200, {{"ok", true},
-                                    {"mode", info.mode},
-                                    {"version", info.version},
-                                    {"machineId", info.machine.machine_id},
-                                    {"pid", info.pid},
-                                    {"startedMs", info.started_ms}});
+  return shaped_response(200, protocol::Health{.ok = true,
+                                               .mode = info.mode,
+                                               .version = info.version,
+                                               .machine_id = info.machine.machine_id,
+                                               .pid = info.pid,
+                                               .started_ms = info.started_ms});
 }
 
-httpd::HttpResponse machine(const ApiContext& context, const httpd::HttpRequest&) {
+Result<httpd::HttpResponse> machine(const ApiContext& context, const httpd::HttpRequest&) {
   const auto& identity = context.info.machine;
-  return httpd::json_response(200, {{"machineId", identity.machine_id},
-                                    {"hostname", identity.hostname},
-                                    {"createdMs", identity.created_ms}});
+  return shaped_response(200, protocol::MachineInfo{.machine_id = identity.machine_id,
+                                                    .hostname = identity.hostname,
+                                                    .created_ms = identity.created_ms});
 }
 
-httpd::HttpResponse process_status(const ApiContext& context, const httpd::HttpRequest&) {
-  nlohmann::json loaded = nlohmann::json::array();
-  std::size_t active = 0;
+Result<httpd::HttpResponse> process_status(const ApiContext& context, const httpd::HttpRequest&) {
+  protocol::ProcessStatus view{
+      .mode = context.info.mode,
+      .pid = context.info.pid,
+      .conversations = static_cast<std::int64_t>(context.registry->conversation_count()),
+      .loaded = {},
+      .active = 0};
   for (const auto& live : context.host->loaded()) {
     const auto status = live->agent->status();
     if (status.state != agent::DriverState::idle && status.state != agent::DriverState::closed)
-      ++active;
-    nlohmann::json item = status_json(status);
-    item["conversationId"] = live->id;
-    loaded.push_back(std::move(item));
+      ++view.active;
+    view.loaded.push_back({.status = driver_status(status), .conversation_id = live->id});
   }
-  return httpd::json_response(200, {{"mode", context.info.mode},
-                                    {"pid", context.info.pid},
-                                    {"conversations", context.registry->conversation_count()},
-                                    {"loaded", std::move(loaded)},
-                                    {"active", active}});
+  return shaped_response(200, view);
 }
 
 protocol::TokenTotals usage_of(const ApiContext& context,
@@ -49,33 +47,31 @@ protocol::TokenTotals usage_of(const ApiContext& context,
   return conversation.usage;
 }
 
-httpd::HttpResponse usage(const ApiContext& context, const httpd::HttpRequest&) {
-  nlohmann::json items = nlohmann::json::array();
-  protocol::TokenTotals total;
+Result<httpd::HttpResponse> usage(const ApiContext& context, const httpd::HttpRequest&) {
+  protocol::UsageSummary summary;
   for (const auto& conversation : context.registry->conversations({})) {
     const auto totals = usage_of(context, conversation);
-    total.input += totals.input;
-    total.output += totals.output;
-    total.cache_read += totals.cache_read;
-    total.cache_write += totals.cache_write;
-    items.push_back({{"conversationId", conversation.id}, {"usage", protocol::to_json(totals)}});
+    summary.total.input += totals.input;
+    summary.total.output += totals.output;
+    summary.total.cache_read += totals.cache_read;
+    summary.total.cache_write += totals.cache_write;
+    summary.conversations.push_back({.conversation_id = conversation.id, .usage = totals});
   }
-  return httpd::json_response(
-      200, {{"total", protocol::to_json(total)}, {"conversations", std::move(items)}});
+  return shaped_response(200, summary);
 }
 
-httpd::HttpResponse conversation_usage(const ApiContext& context,
-                                       const httpd::HttpRequest& request) {
+Result<httpd::HttpResponse> conversation_usage(const ApiContext& context,
+                                               const httpd::HttpRequest& request) {
   auto conversation = context.registry->conversation(request.params[0]);
-  if (!conversation) return httpd::error_response(404, "not_found", "no such conversation");
-  nlohmann::json out{{"conversationId", conversation->id},
-                     {"usage", protocol::to_json(usage_of(context, *conversation))}};
+  if (!conversation) return fail(ErrorCode::not_found, "no such conversation");
+  protocol::ConversationUsage out{.conversation_id = conversation->id,
+                                  .usage = usage_of(context, *conversation)};
   if (auto live = context.host->find_loaded(conversation->id)) {
     const auto status = live->agent->status();
     const auto model = llm::model_info(status.model, context.settings->current().get());
-    if (model.known) out["costUsd"] = llm::cost_usd(model, status.usage);
+    if (model.known) out.cost_usd = llm::cost_usd(model, status.usage);
   }
-  return httpd::json_response(200, out);
+  return shaped_response(200, out);
 }
 
 }  // namespace
@@ -89,8 +85,7 @@ void add_system_routes(httpd::Router& router, const std::shared_ptr<ApiContext>&
   if (context->request_shutdown) {
     router.add("POST", "/api/shutdown",
                [context](httpd::Exchange& exchange) -> boost::asio::awaitable<void> {
-                 httpd::HttpResponse accepted =
-                     httpd::json_response(202, nlohmann::json::parse(R"({"stopping": true})"));
+                 httpd::HttpResponse accepted = shaped_response(202, protocol::Stopping{});
                  co_await exchange.respond(std::move(accepted));
                  context->request_shutdown();
                });

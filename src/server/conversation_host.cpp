@@ -33,31 +33,31 @@ protocol::TokenTotals totals_of(const llm::Usage& usage) {
 
 nlohmann::json live_message(const std::string& id, const agent::LiveEvent& event) {
   if (const auto* state = std::get_if<agent::StateChanged>(&event)) {
-    return {{"type", "state"}, {"conversationId", id}, {"state", agent::to_string(state->state)}};
+    return protocol::to_json(protocol::StateMessage{
+        .conversation_id = id, .state = std::string(agent::to_string(state->state))});
   }
   if (const auto* tool = std::get_if<agent::ToolActivity>(&event)) {
-    return {{"type", "tool"},
-            {"conversationId", id},
-            {"turnId", tool->turn_id},
-            {"callId", tool->call_id},
-            {"toolName", tool->tool_name},
-            {"label", tool->label},
-            {"finished", tool->finished}};
+    return protocol::to_json(protocol::ToolMessage{.conversation_id = id,
+                                                   .turn_id = tool->turn_id,
+                                                   .call_id = tool->call_id,
+                                                   .tool_name = tool->tool_name,
+                                                   .label = tool->label,
+                                                   .finished = tool->finished});
   }
   const auto& progress = std::get<agent::StreamProgress>(event);
+  const auto delta = [&](std::string type, const std::string& text) {
+    return protocol::to_json(
+        protocol::DeltaMessage{.type = std::move(type),
+                               .conversation_id = id,
+                               .turn_id = progress.turn_id,
+                               .step = static_cast<std::int64_t>(progress.step),
+                               .text = text});
+  };
   if (const auto* text = std::get_if<llm::TextDelta>(&progress.event)) {
-    return {{"type", "delta"},
-            {"conversationId", id},
-            {"turnId", progress.turn_id},
-            {"step", progress.step},
-            {"text", text->text}};
+    return delta("delta", text->text);
   }
   if (const auto* thinking = std::get_if<llm::ThinkingDelta>(&progress.event)) {
-    return {{"type", "thinking"},
-            {"conversationId", id},
-            {"turnId", progress.turn_id},
-            {"step", progress.step},
-            {"text", thinking->text}};
+    return delta("thinking", thinking->text);
   }
   return nullptr;  // tool-argument deltas and the like: not shown live
 }
@@ -129,9 +129,10 @@ Result<protocol::Conversation> ConversationHost::create(
     return std::unexpected(added.error());
   }
   AVA_TRY_VOID(attach(id, std::move(created)));
-  options_.status->publish({{"type", "catalog"},
-                            {"action", "created"},
-                            {"conversation", protocol::to_json(conversation)}});
+  // Just attached, so loaded and idle.
+  options_.status->publish(protocol::CatalogMessage{
+      .action = "created",
+      .conversation = protocol::ConversationView{.conversation = conversation, .loaded = true}});
   return conversation;
 }
 
@@ -200,12 +201,12 @@ void ConversationHost::on_turn_end(const std::weak_ptr<LiveConversation>& weak) 
     const auto usage = totals_of(status.usage);
     options_.registry->record_activity(live->id, static_cast<std::int64_t>(status.last_seq), usage,
                                        now);
-    options_.status->publish({{"type", "summary"},
-                              {"conversationId", live->id},
-                              {"updatedMs", now},
-                              {"lastSeq", status.last_seq},
-                              {"usage", protocol::to_json(usage)},
-                              {"lastError", status.last_error}});
+    options_.status->publish(
+        protocol::SummaryMessage{.conversation_id = live->id,
+                                 .updated_ms = now,
+                                 .last_seq = static_cast<std::int64_t>(status.last_seq),
+                                 .usage = usage,
+                                 .last_error = status.last_error});
   });
 }
 

@@ -16,6 +16,7 @@
 #include "ava/base/home.hpp"
 #include "ava/capabilities/mcp_hub.hpp"
 #include "ava/httpd/event_feed.hpp"
+#include "ava/protocol/responses.hpp"
 #include "ava/registry/registry.hpp"
 
 namespace ava::server {
@@ -27,6 +28,10 @@ class StatusFeed {
  public:
   explicit StatusFeed(const boost::asio::any_io_executor& executor);
   void publish(const nlohmann::json& message);
+  template <protocol::Shaped Message>
+  void publish(const Message& message) {
+    publish(protocol::to_json(message));
+  }
   httpd::EventFeed& feed() { return *feed_; }
   std::shared_ptr<httpd::EventFeed> shared() { return feed_; }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/utf8.hpp"
 #include "ava/session/log_writer.hpp"
 #include "session/json_writer.hpp"
 
@@ -15,15 +16,6 @@ void collect_strings(nlohmann::json& node, std::vector<std::string*>& out) {
   } else if (node.is_structured()) {
     for (auto& child : node) collect_strings(child, out);  // values only, never keys
   }
-}
-
-// Cuts at a UTF-8 character boundary at or below `size`.
-std::size_t utf8_floor(const std::string& text, std::size_t size) {
-  while (size > 0 && size < text.size() &&
-         (static_cast<unsigned char>(text[size]) & 0xC0) == 0x80) {
-    --size;
-  }
-  return size;
 }
 
 std::string truncation_marker(std::size_t cut, std::size_t limit) {
@@ -75,7 +67,7 @@ bool bound_record(nlohmann::json& object, std::size_t limit) {
     bool cut_any = false;
     for (auto* text : strings) {
       if (text->size() <= level || text->size() <= marker) continue;
-      const std::size_t keep = utf8_floor(*text, level);
+      const std::size_t keep = base::utf8::floor_boundary(*text, level);
       const std::size_t cut = text->size() - keep;
       text->resize(keep);
       *text += truncation_marker(cut, limit);

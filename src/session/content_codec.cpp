@@ -15,19 +15,19 @@ void put_if(nlohmann::json& object, const char* key, const std::string& value) {
 
 }  // namespace
 
-nlohmann::json encode_image(const llm::ImageBlock& image) {
+nlohmann::json encode_image(const content::ImageBlock& image) {
   return {{"type", "image"}, {"media_type", image.media_type}, {"data", image.data}};
 }
 
-nlohmann::json encode_blocks(const std::vector<llm::ContentBlock>& blocks) {
+nlohmann::json encode_blocks(const std::vector<content::ContentBlock>& blocks) {
   auto array = nlohmann::json::array();
   for (const auto& block : blocks) {
     array.push_back(std::visit(Overload{
-                                   [](const llm::TextBlock& b) -> nlohmann::json {
+                                   [](const content::TextBlock& b) -> nlohmann::json {
                                      return {{"type", "text"}, {"text", b.text}};
                                    },
-                                   [](const llm::ImageBlock& b) { return encode_image(b); },
-                                   [](const llm::ThinkingBlock& b) {
+                                   [](const content::ImageBlock& b) { return encode_image(b); },
+                                   [](const content::ThinkingBlock& b) {
                                      nlohmann::json o = {{"type", "thinking"}, {"text", b.text}};
                                      put_if(o, "signature", b.signature);
                                      put_if(o, "redacted_data", b.redacted_data);
@@ -35,13 +35,13 @@ nlohmann::json encode_blocks(const std::vector<llm::ContentBlock>& blocks) {
                                      put_if(o, "provider_id", b.provider_id);
                                      return o;
                                    },
-                                   [](const llm::ToolCallBlock& b) -> nlohmann::json {
+                                   [](const content::ToolCallBlock& b) -> nlohmann::json {
                                      return {{"type", "tool_call"},
                                              {"id", b.id},
                                              {"name", b.name},
                                              {"arguments", b.arguments}};
                                    },
-                                   [](const llm::ToolResultBlock& b) -> nlohmann::json {
+                                   [](const content::ToolResultBlock& b) -> nlohmann::json {
                                      return {{"type", "tool_result"},
                                              {"call_id", b.call_id},
                                              {"is_error", b.is_error},
@@ -53,19 +53,19 @@ nlohmann::json encode_blocks(const std::vector<llm::ContentBlock>& blocks) {
   return array;
 }
 
-nlohmann::json encode_tool_content(const std::vector<llm::ToolResultContent>& content) {
+nlohmann::json encode_tool_content(const std::vector<content::ToolResultContent>& content) {
   auto array = nlohmann::json::array();
   for (const auto& part : content) {
-    if (const auto* text = std::get_if<llm::TextBlock>(&part)) {
+    if (const auto* text = std::get_if<content::TextBlock>(&part)) {
       array.push_back({{"type", "text"}, {"text", text->text}});
     } else {
-      array.push_back(encode_image(std::get<llm::ImageBlock>(part)));
+      array.push_back(encode_image(std::get<content::ImageBlock>(part)));
     }
   }
   return array;
 }
 
-nlohmann::json encode_usage(const llm::Usage& usage) {
+nlohmann::json encode_usage(const content::Usage& usage) {
   return {{"input_tokens", usage.input_tokens},
           {"output_tokens", usage.output_tokens},
           {"cache_read_tokens", usage.cache_read_tokens},
@@ -74,16 +74,17 @@ nlohmann::json encode_usage(const llm::Usage& usage) {
 }
 
 template <class Reader>
-llm::ImageBlock decode_image(const typename Reader::Value& object, Reader& outer) {
+content::ImageBlock decode_image(const typename Reader::Value& object, Reader& outer) {
   Reader r(object, "image");
-  llm::ImageBlock image{.media_type = r.string("media_type"), .data = r.string("data")};
+  content::ImageBlock image{.media_type = r.string("media_type"), .data = r.string("data")};
   if (!r.ok()) outer.fail(r.message());
   return image;
 }
 
 template <class Reader>
-std::vector<llm::ContentBlock> decode_blocks(const typename Reader::Array& array, Reader& outer) {
-  std::vector<llm::ContentBlock> blocks;
+std::vector<content::ContentBlock> decode_blocks(const typename Reader::Array& array,
+                                                 Reader& outer) {
+  std::vector<content::ContentBlock> blocks;
   for (const auto& item : array) {
     if (!item.is_object()) {
       outer.fail("content blocks must be objects");
@@ -92,21 +93,21 @@ std::vector<llm::ContentBlock> decode_blocks(const typename Reader::Array& array
     Reader r(item, "content block");
     const std::string type = r.string("type");
     if (type == "text") {
-      blocks.emplace_back(llm::TextBlock{r.string("text")});
+      blocks.emplace_back(content::TextBlock{r.string("text")});
     } else if (type == "image") {
       blocks.emplace_back(decode_image<Reader>(item, outer));
     } else if (type == "thinking") {
       blocks.emplace_back(
-          llm::ThinkingBlock{.text = r.string("text"),
-                             .signature = r.optional_string("signature"),
-                             .redacted_data = r.optional_string("redacted_data"),
-                             .encrypted_content = r.optional_string("encrypted_content"),
-                             .provider_id = r.optional_string("provider_id")});
+          content::ThinkingBlock{.text = r.string("text"),
+                                 .signature = r.optional_string("signature"),
+                                 .redacted_data = r.optional_string("redacted_data"),
+                                 .encrypted_content = r.optional_string("encrypted_content"),
+                                 .provider_id = r.optional_string("provider_id")});
     } else if (type == "tool_call") {
-      blocks.emplace_back(llm::ToolCallBlock{
+      blocks.emplace_back(content::ToolCallBlock{
           .id = r.string("id"), .name = r.string("name"), .arguments = r.string("arguments")});
     } else if (type == "tool_result") {
-      llm::ToolResultBlock result{
+      content::ToolResultBlock result{
           .call_id = r.string("call_id"), .content = {}, .is_error = r.optional_bool("is_error")};
       result.content = decode_tool_content<Reader>(r.array("content"), r);
       blocks.emplace_back(std::move(result));
@@ -122,9 +123,9 @@ std::vector<llm::ContentBlock> decode_blocks(const typename Reader::Array& array
 }
 
 template <class Reader>
-std::vector<llm::ToolResultContent> decode_tool_content(const typename Reader::Array& array,
-                                                        Reader& outer) {
-  std::vector<llm::ToolResultContent> content;
+std::vector<content::ToolResultContent> decode_tool_content(const typename Reader::Array& array,
+                                                            Reader& outer) {
+  std::vector<content::ToolResultContent> content;
   for (const auto& item : array) {
     if (!item.is_object()) {
       outer.fail("tool content must be objects");
@@ -133,7 +134,7 @@ std::vector<llm::ToolResultContent> decode_tool_content(const typename Reader::A
     Reader r(item, "tool content");
     const std::string type = r.string("type");
     if (type == "text") {
-      content.emplace_back(llm::TextBlock{r.string("text")});
+      content.emplace_back(content::TextBlock{r.string("text")});
     } else if (type == "image") {
       content.emplace_back(decode_image<Reader>(item, r));
     } else if (r.ok()) {
@@ -148,31 +149,31 @@ std::vector<llm::ToolResultContent> decode_tool_content(const typename Reader::A
 }
 
 template <class Reader>
-llm::Usage decode_usage(const typename Reader::Value& object, Reader& outer) {
+content::Usage decode_usage(const typename Reader::Value& object, Reader& outer) {
   if (!object.is_object()) {
     outer.fail("usage must be an object");
     return {};
   }
   Reader r(object, "usage");
-  llm::Usage usage{.input_tokens = r.optional_integer("input_tokens"),
-                   .output_tokens = r.optional_integer("output_tokens"),
-                   .cache_read_tokens = r.optional_integer("cache_read_tokens"),
-                   .cache_write_tokens = r.optional_integer("cache_write_tokens"),
-                   .reasoning_tokens = r.optional_integer("reasoning_tokens")};
+  content::Usage usage{.input_tokens = r.optional_integer("input_tokens"),
+                       .output_tokens = r.optional_integer("output_tokens"),
+                       .cache_read_tokens = r.optional_integer("cache_read_tokens"),
+                       .cache_write_tokens = r.optional_integer("cache_write_tokens"),
+                       .reasoning_tokens = r.optional_integer("reasoning_tokens")};
   if (!r.ok()) outer.fail(r.message());
   return usage;
 }
 
 // The two readers the decoders are used with.
-template std::vector<llm::ContentBlock> decode_blocks(const FieldReader::Array&, FieldReader&);
-template std::vector<llm::ContentBlock> decode_blocks(const SpanReader::Array&, SpanReader&);
-template std::vector<llm::ToolResultContent> decode_tool_content(const FieldReader::Array&,
-                                                                 FieldReader&);
-template std::vector<llm::ToolResultContent> decode_tool_content(const SpanReader::Array&,
-                                                                 SpanReader&);
-template llm::ImageBlock decode_image(const FieldReader::Value&, FieldReader&);
-template llm::ImageBlock decode_image(const SpanReader::Value&, SpanReader&);
-template llm::Usage decode_usage(const FieldReader::Value&, FieldReader&);
-template llm::Usage decode_usage(const SpanReader::Value&, SpanReader&);
+template std::vector<content::ContentBlock> decode_blocks(const FieldReader::Array&, FieldReader&);
+template std::vector<content::ContentBlock> decode_blocks(const SpanReader::Array&, SpanReader&);
+template std::vector<content::ToolResultContent> decode_tool_content(const FieldReader::Array&,
+                                                                     FieldReader&);
+template std::vector<content::ToolResultContent> decode_tool_content(const SpanReader::Array&,
+                                                                     SpanReader&);
+template content::ImageBlock decode_image(const FieldReader::Value&, FieldReader&);
+template content::ImageBlock decode_image(const SpanReader::Value&, SpanReader&);
+template content::Usage decode_usage(const FieldReader::Value&, FieldReader&);
+template content::Usage decode_usage(const SpanReader::Value&, SpanReader&);
 
 }  // namespace ava::session

@@ -8,7 +8,7 @@ namespace ava::session {
 
 namespace {
 
-llm::ToolResultBlock to_result_block(const ToolResult& result) {
+content::ToolResultBlock to_result_block(const ToolResult& result) {
   return {.call_id = result.call_id,
           .content = result.content,
           .is_error = result.status != ToolStatus::ok};
@@ -20,18 +20,18 @@ std::string summary_message_text(const std::string& summary) {
   return "[Summary of the earlier conversation, written when it was compacted]\n" + summary;
 }
 
-void ContextBuilder::add_message(Seq seq, llm::Message message) {
+void ContextBuilder::add_message(Seq seq, content::Message message) {
   context_.messages.push_back(std::move(message));
   context_.message_seqs.push_back(seq);
 }
 
 void ContextBuilder::claim(const Event& event, const InputClaimed& claimed) {
-  llm::Message message{.role = llm::Role::user};
+  content::Message message{.role = content::Role::user};
   for (const auto& id : claimed.input_ids) {
     auto it = std::ranges::find(context_.pending, id, &PendingInput::input_id);
     if (it == context_.pending.end()) continue;  // claimed twice or never acknowledged
     // The pending entry is dropped right after: its text and images move.
-    if (!it->text.empty()) message.content.emplace_back(llm::TextBlock{std::move(it->text)});
+    if (!it->text.empty()) message.content.emplace_back(content::TextBlock{std::move(it->text)});
     for (auto& image : it->attachments) message.content.emplace_back(std::move(image));
     context_.pending.erase(it);
   }
@@ -39,7 +39,7 @@ void ContextBuilder::claim(const Event& event, const InputClaimed& claimed) {
 }
 
 void ContextBuilder::compact(const Compacted& compacted) {
-  std::vector<llm::Message> kept;
+  std::vector<content::Message> kept;
   std::vector<Seq> kept_seqs;
   for (std::size_t i = 0; i < context_.messages.size(); ++i) {
     if (context_.message_seqs[i] >= compacted.first_kept_seq) {
@@ -47,8 +47,9 @@ void ContextBuilder::compact(const Compacted& compacted) {
       kept_seqs.push_back(context_.message_seqs[i]);
     }
   }
-  llm::Message summary{.role = llm::Role::user,
-                       .content = {llm::TextBlock{summary_message_text(compacted.summary)}}};
+  content::Message summary{
+      .role = content::Role::user,
+      .content = {content::TextBlock{summary_message_text(compacted.summary)}}};
   kept.insert(kept.begin(), std::move(summary));
   // The summary stands for everything before the first kept event.
   kept_seqs.insert(kept_seqs.begin(),
@@ -59,64 +60,64 @@ void ContextBuilder::compact(const Compacted& compacted) {
 
 void ContextBuilder::apply(const Event& event) {
   context_.last_seq = event.seq;
-  std::visit(
-      Overload{
-          [&](const SessionStarted& e) {
-            context_.session_id = e.session_id;
-            context_.provider = e.provider;
-            context_.model = e.model;
-            context_.cwd = e.cwd;
-          },
-          [&](const InputAcknowledged& e) {
-            context_.pending.push_back({.seq = event.seq,
-                                        .input_id = e.input_id,
-                                        .kind = e.kind,
-                                        .text = e.text,
-                                        .attachments = e.attachments});
-          },
-          [&](const InputClaimed& e) { claim(event, e); },
-          [&](const TurnStarted& e) {
-            context_.open_turn = e.turn_id;
-            context_.open_step.reset();
-          },
-          [&](const TurnEnded&) {
-            context_.open_turn.clear();
-            context_.open_step.reset();
-          },
-          [&](const StepStarted& e) { context_.open_step = e.step; },
-          [&](const StepEnded&) { context_.open_step.reset(); },
-          [&](const AssistantMessage& e) {
-            for (const auto& block : e.content) {
-              if (const auto* call = std::get_if<llm::ToolCallBlock>(&block)) {
-                context_.unpaired_calls.push_back(call->id);
-              }
-            }
-            add_message(event.seq,
-                        llm::Message{.role = llm::Role::assistant, .content = e.content});
-          },
-          [&](const ToolResult& e) {
-            std::erase(context_.unpaired_calls, e.call_id);
-            // Results answering one assistant message travel in one message.
-            if (!context_.messages.empty() && context_.messages.back().role == llm::Role::tool) {
-              context_.messages.back().content.emplace_back(to_result_block(e));
-            } else {
-              add_message(event.seq,
-                          llm::Message{.role = llm::Role::tool, .content = {to_result_block(e)}});
-            }
-          },
-          [&](const UsageRecorded& e) { context_.usage += e.usage; },
-          [&](const ModelChanged& e) {
-            if (!e.provider.empty()) context_.provider = e.provider;
-            context_.model = e.model;
-          },
-          [&](const Paused&) { context_.paused = true; },
-          [&](const Resumed&) { context_.paused = false; },
-          [&](const Compacted& e) { compact(e); },
-          [&](const ErrorOccurred&) {},
-          [&](const Recovered&) {},
-          [&](const UnknownEvent&) {},
-      },
-      event.body);
+  std::visit(Overload{
+                 [&](const SessionStarted& e) {
+                   context_.session_id = e.session_id;
+                   context_.provider = e.provider;
+                   context_.model = e.model;
+                   context_.cwd = e.cwd;
+                 },
+                 [&](const InputAcknowledged& e) {
+                   context_.pending.push_back({.seq = event.seq,
+                                               .input_id = e.input_id,
+                                               .kind = e.kind,
+                                               .text = e.text,
+                                               .attachments = e.attachments});
+                 },
+                 [&](const InputClaimed& e) { claim(event, e); },
+                 [&](const TurnStarted& e) {
+                   context_.open_turn = e.turn_id;
+                   context_.open_step.reset();
+                 },
+                 [&](const TurnEnded&) {
+                   context_.open_turn.clear();
+                   context_.open_step.reset();
+                 },
+                 [&](const StepStarted& e) { context_.open_step = e.step; },
+                 [&](const StepEnded&) { context_.open_step.reset(); },
+                 [&](const AssistantMessage& e) {
+                   for (const auto& block : e.content) {
+                     if (const auto* call = std::get_if<content::ToolCallBlock>(&block)) {
+                       context_.unpaired_calls.push_back(call->id);
+                     }
+                   }
+                   add_message(event.seq, content::Message{.role = content::Role::assistant,
+                                                           .content = e.content});
+                 },
+                 [&](const ToolResult& e) {
+                   std::erase(context_.unpaired_calls, e.call_id);
+                   // Results answering one assistant message travel in one message.
+                   if (!context_.messages.empty() &&
+                       context_.messages.back().role == content::Role::tool) {
+                     context_.messages.back().content.emplace_back(to_result_block(e));
+                   } else {
+                     add_message(event.seq, content::Message{.role = content::Role::tool,
+                                                             .content = {to_result_block(e)}});
+                   }
+                 },
+                 [&](const UsageRecorded& e) { context_.usage += e.usage; },
+                 [&](const ModelChanged& e) {
+                   if (!e.provider.empty()) context_.provider = e.provider;
+                   context_.model = e.model;
+                 },
+                 [&](const Paused&) { context_.paused = true; },
+                 [&](const Resumed&) { context_.paused = false; },
+                 [&](const Compacted& e) { compact(e); },
+                 [&](const ErrorOccurred&) {},
+                 [&](const Recovered&) {},
+                 [&](const UnknownEvent&) {},
+             },
+             event.body);
 }
 
 Context rebuild_context(const std::vector<Event>& events) {

@@ -73,35 +73,35 @@ void write_strings(std::string& out, const std::vector<std::string>& items) {
   write_array(out, items, [&](const std::string& text) { write_json_string(text, out); });
 }
 
-void write_image(std::string& out, const llm::ImageBlock& image) {
+void write_image(std::string& out, const content::ImageBlock& image) {
   ObjectWriter o(out);
   o.string("data", image.data);
   o.string("media_type", image.media_type);
   o.string("type", "image");
 }
 
-void write_text(std::string& out, const llm::TextBlock& text) {
+void write_text(std::string& out, const content::TextBlock& text) {
   ObjectWriter o(out);
   o.string("text", text.text);
   o.string("type", "text");
 }
 
-void write_tool_content(std::string& out, const std::vector<llm::ToolResultContent>& content) {
-  write_array(out, content, [&](const llm::ToolResultContent& part) {
-    if (const auto* text = std::get_if<llm::TextBlock>(&part)) {
+void write_tool_content(std::string& out, const std::vector<content::ToolResultContent>& content) {
+  write_array(out, content, [&](const content::ToolResultContent& part) {
+    if (const auto* text = std::get_if<content::TextBlock>(&part)) {
       write_text(out, *text);
     } else {
-      write_image(out, std::get<llm::ImageBlock>(part));
+      write_image(out, std::get<content::ImageBlock>(part));
     }
   });
 }
 
-void write_blocks(std::string& out, const std::vector<llm::ContentBlock>& blocks) {
-  write_array(out, blocks, [&](const llm::ContentBlock& block) {
+void write_blocks(std::string& out, const std::vector<content::ContentBlock>& blocks) {
+  write_array(out, blocks, [&](const content::ContentBlock& block) {
     std::visit(Overload{
-                   [&](const llm::TextBlock& b) { write_text(out, b); },
-                   [&](const llm::ImageBlock& b) { write_image(out, b); },
-                   [&](const llm::ThinkingBlock& b) {
+                   [&](const content::TextBlock& b) { write_text(out, b); },
+                   [&](const content::ImageBlock& b) { write_image(out, b); },
+                   [&](const content::ThinkingBlock& b) {
                      ObjectWriter o(out);
                      o.optional_string("encrypted_content", b.encrypted_content);
                      o.optional_string("provider_id", b.provider_id);
@@ -110,14 +110,14 @@ void write_blocks(std::string& out, const std::vector<llm::ContentBlock>& blocks
                      o.string("text", b.text);
                      o.string("type", "thinking");
                    },
-                   [&](const llm::ToolCallBlock& b) {
+                   [&](const content::ToolCallBlock& b) {
                      ObjectWriter o(out);
                      o.string("arguments", b.arguments);
                      o.string("id", b.id);
                      o.string("name", b.name);
                      o.string("type", "tool_call");
                    },
-                   [&](const llm::ToolResultBlock& b) {
+                   [&](const content::ToolResultBlock& b) {
                      ObjectWriter o(out);
                      o.string("call_id", b.call_id);
                      write_tool_content(o.key("content"), b.content);
@@ -129,7 +129,7 @@ void write_blocks(std::string& out, const std::vector<llm::ContentBlock>& blocks
   });
 }
 
-void write_usage(std::string& out, const llm::Usage& usage) {
+void write_usage(std::string& out, const content::Usage& usage) {
   ObjectWriter o(out);
   o.number("cache_read_tokens", usage.cache_read_tokens);
   o.number("cache_write_tokens", usage.cache_write_tokens);
@@ -154,8 +154,9 @@ void write_body(const Event& event, std::string& out) {
                  },
                  [&](const InputAcknowledged& e) {
                    if (!e.attachments.empty())
-                     write_array(o.key("attachments"), e.attachments,
-                                 [&](const llm::ImageBlock& image) { write_image(out, image); });
+                     write_array(
+                         o.key("attachments"), e.attachments,
+                         [&](const content::ImageBlock& image) { write_image(out, image); });
                    o.string("input_id", e.input_id);
                    o.string("kind", to_string(e.kind));
                    o.seq(event);

@@ -37,7 +37,7 @@ InspectReport inspect_scan(const std::filesystem::path& path, const LogScan& sca
       if (auto* summary = find_turn(report.turns, step->turn_id)) ++summary->steps;
     } else if (const auto* message = std::get_if<AssistantMessage>(&event.body)) {
       for (const auto& block : message->content) {
-        if (const auto* call = std::get_if<llm::ToolCallBlock>(&block)) {
+        if (const auto* call = std::get_if<content::ToolCallBlock>(&block)) {
           report.tool_calls.push_back(
               {.call_id = call->id, .name = call->name, .status = "unpaired"});
           if (auto* summary = find_turn(report.turns, message->turn_id)) ++summary->tool_calls;

@@ -5,7 +5,8 @@
 #include <cstring>
 #include <limits>
 
-#include "session/utf8.hpp"
+#include "ava/base/utf8.hpp"
+#include "session/json_scan.hpp"
 
 namespace ava::session::json_text {
 
@@ -86,7 +87,7 @@ bool scan_string(const char*& p, const char* end, bool& escaped) {
   if constexpr (mode == Mode::trusted) {
     while (true) {
       while (end - p >= 16) {
-        const unsigned plain = utf8::unquoted_prefix16(p);
+        const unsigned plain = json_scan::unquoted_prefix16(p);
         p += plain;
         if (plain < 16) break;
       }
@@ -102,7 +103,7 @@ bool scan_string(const char*& p, const char* end, bool& escaped) {
   }
   while (true) {
     while (end - p >= 16) {
-      const unsigned plain = utf8::plain_prefix16(p);
+      const unsigned plain = json_scan::plain_prefix16(p);
       p += plain;
       if (plain < 16) break;
     }
@@ -119,7 +120,7 @@ bool scan_string(const char*& p, const char* end, bool& escaped) {
     } else if (c < 0x20) {
       return false;  // control characters must be escaped
     } else if (c >= 0x80) {
-      const std::size_t length = utf8::sequence(std::string_view(p, end - p), 0);
+      const std::size_t length = base::utf8::sequence(std::string_view(p, end - p), 0);
       if (length == 0) return false;
       p += length;
     } else {
@@ -321,7 +322,7 @@ std::string Value::string() const {
     ++p;
     std::uint32_t code = 0;
     if (!scan_escape(p, end, &code)) break;  // cannot happen: the text was validated
-    utf8::append_code_point(code, out);
+    base::utf8::append_code_point(code, out);
   }
   return out;
 }

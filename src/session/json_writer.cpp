@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "session/utf8.hpp"
+#include "ava/base/utf8.hpp"
+#include "session/json_scan.hpp"
 
 namespace ava::session {
 
@@ -21,7 +22,7 @@ void write_json_string(std::string_view text, std::string& out) {
   std::size_t i = 0;
   while (i < text.size()) {
     if (i + 16 <= text.size()) {
-      const unsigned plain = utf8::plain_prefix16(text.data() + i);
+      const unsigned plain = json_scan::plain_prefix16(text.data() + i);
       i += plain;
       if (plain == 16) continue;
     }
@@ -31,7 +32,7 @@ void write_json_string(std::string_view text, std::string& out) {
       continue;
     }
     if (c >= 0x80) {
-      if (const std::size_t length = utf8::sequence(text, i); length > 0) {
+      if (const std::size_t length = base::utf8::sequence(text, i); length > 0) {
         i += length;
         continue;
       }
@@ -50,7 +51,7 @@ void write_json_string(std::string_view text, std::string& out) {
           out += fmt::format("\\u{:04x}", c);
         } else {
           out += kReplacement;  // invalid UTF-8
-          i += utf8::invalid_subpart(text, i) - 1;
+          i += base::utf8::invalid_subpart(text, i) - 1;
         }
     }
     ++i;

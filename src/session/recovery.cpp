@@ -36,7 +36,7 @@ OpenState open_state(const std::vector<Event>& events) {
       state.step.reset();
     } else if (const auto* message = std::get_if<AssistantMessage>(&event.body)) {
       for (const auto& block : message->content) {
-        if (const auto* call = std::get_if<llm::ToolCallBlock>(&block)) {
+        if (const auto* call = std::get_if<content::ToolCallBlock>(&block)) {
           state.calls.push_back({call->id, call->name, message->turn_id, message->step});
         }
       }
@@ -75,7 +75,7 @@ std::vector<EventBody> plan_closers(const std::vector<Event>& events,
                                     .call_id = call.call_id,
                                     .tool_name = call.name,
                                     .status = status,
-                                    .content = {llm::TextBlock{text}}});
+                                    .content = {content::TextBlock{text}}});
     notes.push_back(
         fmt::format("{} tool call {} ({})", to_string(status), call.call_id, call.name));
   }

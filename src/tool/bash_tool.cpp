@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/utf8.hpp"
 #include "ava/proc/run.hpp"
 #include "ava/tool/registry.hpp"
 #include "ava/tool/text.hpp"
@@ -64,7 +65,7 @@ class BashTool final : public Tool {
     }
     const auto& result = *run;
 
-    std::string output = text::valid_utf8(result.out.text);
+    std::string output = base::utf8::make_valid(result.out.text);
     if (output.empty()) output = "(no output)";
     if (!output.ends_with('\n')) output += '\n';
     if (result.out.truncated()) {

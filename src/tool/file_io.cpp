@@ -10,12 +10,11 @@
 #include <fmt/format.h>
 
 #include "ava/base/id.hpp"
-#include "ava/proc/unique_fd.hpp"
+#include "ava/base/unique_fd.hpp"
 #include "ava/tool/text.hpp"
 
 namespace ava::tool::file_io {
 namespace fs = std::filesystem;
-using proc::UniqueFd;
 
 fs::path resolve(const ToolContext& context, std::string_view path) {
   fs::path result(path);
@@ -28,7 +27,7 @@ fs::path resolve(const ToolContext& context, std::string_view path) {
 }
 
 Result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return base::fail_errno(fmt::format("open {}", path.string()), errno);
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return base::fail_errno("fstat", errno);
@@ -72,7 +71,7 @@ Result<void> write_all(int fd, std::string_view bytes) {
 
 Result<void> write_temp(const fs::path& temp, std::string_view bytes, const struct stat* existing) {
   // 0666 lets the umask decide for new files, as any editor would.
-  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+  base::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
   if (!fd.valid()) return base::fail_errno(fmt::format("create {}", temp.string()), errno);
   AVA_TRY_VOID(write_all(fd.get(), bytes));
   if (existing != nullptr && ::fchmod(fd.get(), existing->st_mode & 07777) != 0) {
@@ -118,7 +117,7 @@ Result<WriteOutcome> write_file_atomic(const fs::path& path, std::string_view by
     return std::unexpected(std::move(written).error());
   }
   // The rename is durable only once the folder entry is.
-  UniqueFd folder_fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  base::UniqueFd folder_fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (folder_fd.valid()) ::fsync(folder_fd.get());
   return WriteOutcome{.created = !exists};
 }

@@ -10,7 +10,8 @@
 #include <fmt/format.h>
 
 #include "ava/base/base64.hpp"
-#include "ava/proc/unique_fd.hpp"
+#include "ava/base/unique_fd.hpp"
+#include "ava/base/utf8.hpp"
 #include "ava/tool/registry.hpp"
 #include "ava/tool/text.hpp"
 #include "file_io.hpp"
@@ -131,7 +132,7 @@ class ReadTool final : public Tool {
                                                      ToolContext& context) override {
     const auto& path_text = arguments.at("path").get_ref<const std::string&>();
     const auto path = file_io::resolve(context, path_text);
-    proc::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid()) {
       const int error = errno;
       if (error == ENOENT)
@@ -177,7 +178,7 @@ class ReadTool final : public Tool {
     }
     details["lines"] = listing.last - listing.first + 1;
     details["total_lines"] = listing.total_known ? json(listing.total) : json();
-    std::string output = text::valid_utf8(listing.text);
+    std::string output = base::utf8::make_valid(listing.text);
     output.pop_back();  // the last newline
     output += continuation_note(listing, byte_cap);
     co_return ToolResult::text(std::move(output), std::move(details));

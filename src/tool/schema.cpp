@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/utf8.hpp"
+
 namespace ava::tool {
 namespace {
 
@@ -42,12 +44,6 @@ bool is_type(const json& value, const std::string& type) {
   }
   if (type == "number") return value.is_number();
   return type_name(value) == type;
-}
-
-std::size_t code_points(const std::string& text) {
-  std::size_t count = 0;
-  for (const char byte : text) count += (static_cast<unsigned char>(byte) & 0xC0) != 0x80;
-  return count;
 }
 
 std::string join_path(const std::string& base, const std::string& key) {
@@ -131,7 +127,7 @@ class Validator {
 
   Check check_length(const json& schema, const json& value, const std::string& path,
                      std::size_t depth) {
-    const std::size_t length = code_points(value.get_ref<const std::string&>());
+    const std::size_t length = base::utf8::code_points(value.get_ref<const std::string&>());
     if (const auto min = schema.find("minLength");
         min != schema.end() && min->is_number_unsigned() && length < min->get<std::size_t>()) {
       return issue(path, fmt::format("must be at least {} characters long", min->dump()), depth);

@@ -36,7 +36,7 @@ TEST_CASE("mcp text and image content keep their order", "[tool][mcp][adapt]") {
   const auto* image = std::get_if<ImageContent>(&result.content[1]);
   REQUIRE(image != nullptr);
   CHECK(image->media_type == "image/png");
-  CHECK(image->data_base64 == tiny_png);
+  CHECK(image->data == tiny_png);
   CHECK(text_of(result, 2) == "after");
 }
 

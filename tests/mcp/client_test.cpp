@@ -118,7 +118,7 @@ TEST_CASE("mcp tool returning an image adapts into text and image blocks", "[too
     const auto* image = std::get_if<ava::tool::ImageContent>(&result.content[1]);
     REQUIRE(image != nullptr);
     CHECK(image->media_type == "image/png");
-    CHECK(image->data_base64.starts_with("iVBORw0KGgo"));
+    CHECK(image->data.starts_with("iVBORw0KGgo"));
     CHECK(result.joined_text() ==
           "Here's the image you requested:\nThe image above is the MCP logo.");
     co_await session->close();

@@ -65,7 +65,8 @@ TEST_CASE("driver status and status stream messages have the declared shapes",
           "[server][protocol]") {
   agent::Status status;
   status.state = agent::DriverState::running;
-  CHECK(test::object_mismatch(server::status_json(status), "DriverStatus", "status") == "");
+  CHECK(test::object_mismatch(protocol::to_json(server::driver_status(status)), "DriverStatus",
+                              "status") == "");
   CHECK(test::object_mismatch(
             server::live_message("c", agent::StateChanged{agent::DriverState::paused}),
             "StateMessage", "state") == "");

@@ -3,7 +3,7 @@
 #include "ava/session/context.hpp"
 
 using namespace ava::session;
-namespace llm = ava::llm;
+namespace content = ava::content;
 
 namespace {
 
@@ -33,9 +33,10 @@ TEST_CASE("acknowledged input stays pending until claimed, in order", "[context]
   CHECK(context.pending[0].input_id == "f2");
   CHECK(context.pending[0].seq == 3);
   REQUIRE(context.messages.size() == 1);
-  CHECK(context.messages[0].role == llm::Role::user);
-  CHECK(context.messages[0].content ==
-        std::vector<llm::ContentBlock>{llm::TextBlock{"first"}, llm::TextBlock{"steer"}});
+  CHECK(context.messages[0].role == content::Role::user);
+  CHECK(
+      context.messages[0].content ==
+      std::vector<content::ContentBlock>{content::TextBlock{"first"}, content::TextBlock{"steer"}});
   CHECK(context.open_turn == "t");
   CHECK(context.open_step == 1);
   CHECK(context.model == "m1");
@@ -49,48 +50,48 @@ TEST_CASE("tool results of one step travel in one message after the call", "[con
       AssistantMessage{
           .turn_id = "t",
           .step = 1,
-          .content = {llm::ToolCallBlock{.id = "a", .name = "bash", .arguments = "{}"},
-                      llm::ToolCallBlock{.id = "b", .name = "read", .arguments = "{}"}}},
-      ToolResult{.call_id = "a", .status = ToolStatus::ok, .content = {llm::TextBlock{"ok"}}},
+          .content = {content::ToolCallBlock{.id = "a", .name = "bash", .arguments = "{}"},
+                      content::ToolCallBlock{.id = "b", .name = "read", .arguments = "{}"}}},
+      ToolResult{.call_id = "a", .status = ToolStatus::ok, .content = {content::TextBlock{"ok"}}},
       ToolResult{
-          .call_id = "b", .status = ToolStatus::interrupted, .content = {llm::TextBlock{"x"}}},
+          .call_id = "b", .status = ToolStatus::interrupted, .content = {content::TextBlock{"x"}}},
       UsageRecorded{.usage = {.input_tokens = 5, .output_tokens = 7}},
-      AssistantMessage{.turn_id = "t", .step = 2, .content = {llm::TextBlock{"done"}}},
+      AssistantMessage{.turn_id = "t", .step = 2, .content = {content::TextBlock{"done"}}},
       UsageRecorded{.usage = {.input_tokens = 11, .output_tokens = 1, .cache_read_tokens = 3}},
       TurnEnded{.turn_id = "t"},
   });
   const Context context = rebuild_context(events);
   REQUIRE(context.messages.size() == 4);
-  CHECK(context.messages[1].role == llm::Role::assistant);
-  REQUIRE(context.messages[2].role == llm::Role::tool);
+  CHECK(context.messages[1].role == content::Role::assistant);
+  REQUIRE(context.messages[2].role == content::Role::tool);
   REQUIRE(context.messages[2].content.size() == 2);
-  const auto& second = std::get<llm::ToolResultBlock>(context.messages[2].content[1]);
+  const auto& second = std::get<content::ToolResultBlock>(context.messages[2].content[1]);
   CHECK(second.call_id == "b");
   CHECK(second.is_error);
   CHECK(context.unpaired_calls.empty());
   CHECK(context.open_turn.empty());
   CHECK(context.usage ==
-        llm::Usage{.input_tokens = 16, .output_tokens = 8, .cache_read_tokens = 3});
+        content::Usage{.input_tokens = 16, .output_tokens = 8, .cache_read_tokens = 3});
 }
 
 TEST_CASE("compaction replaces earlier messages with the summary", "[context]") {
   auto events = number({
-      InputAcknowledged{.input_id = "f1", .text = "old question"},            // 1
-      InputClaimed{.input_ids = {"f1"}, .turn_id = "t1", .step = 1},          // 2
-      AssistantMessage{.turn_id = "t1", .content = {llm::TextBlock{"old"}}},  // 3
-      InputAcknowledged{.input_id = "f2", .text = "new question"},            // 4
-      InputClaimed{.input_ids = {"f2"}, .turn_id = "t2", .step = 1},          // 5
-      AssistantMessage{.turn_id = "t2", .content = {llm::TextBlock{"new"}}},  // 6
-      Compacted{.summary = "asked an old question", .first_kept_seq = 4},     // 7
-      InputAcknowledged{.input_id = "f3", .text = "after"},                   // 8
-      InputClaimed{.input_ids = {"f3"}, .turn_id = "t3", .step = 1},          // 9
+      InputAcknowledged{.input_id = "f1", .text = "old question"},                // 1
+      InputClaimed{.input_ids = {"f1"}, .turn_id = "t1", .step = 1},              // 2
+      AssistantMessage{.turn_id = "t1", .content = {content::TextBlock{"old"}}},  // 3
+      InputAcknowledged{.input_id = "f2", .text = "new question"},                // 4
+      InputClaimed{.input_ids = {"f2"}, .turn_id = "t2", .step = 1},              // 5
+      AssistantMessage{.turn_id = "t2", .content = {content::TextBlock{"new"}}},  // 6
+      Compacted{.summary = "asked an old question", .first_kept_seq = 4},         // 7
+      InputAcknowledged{.input_id = "f3", .text = "after"},                       // 8
+      InputClaimed{.input_ids = {"f3"}, .turn_id = "t3", .step = 1},              // 9
   });
   const Context context = rebuild_context(events);
   REQUIRE(context.messages.size() == 4);
-  const auto& summary = std::get<llm::TextBlock>(context.messages[0].content[0]).text;
+  const auto& summary = std::get<content::TextBlock>(context.messages[0].content[0]).text;
   CHECK(summary == summary_message_text("asked an old question"));
-  CHECK(std::get<llm::TextBlock>(context.messages[1].content[0]).text == "new question");
-  CHECK(std::get<llm::TextBlock>(context.messages[3].content[0]).text == "after");
+  CHECK(std::get<content::TextBlock>(context.messages[1].content[0]).text == "new question");
+  CHECK(std::get<content::TextBlock>(context.messages[3].content[0]).text == "after");
 
   // The same events applied one by one give the same context.
   ContextBuilder builder;
@@ -104,7 +105,7 @@ TEST_CASE("model changes, pauses and unpaired calls are tracked", "[context]") {
       ModelChanged{.provider = "openai", .model = "b"},
       Paused{},
       AssistantMessage{
-          .content = {llm::ToolCallBlock{.id = "x", .name = "bash", .arguments = "{}"}}},
+          .content = {content::ToolCallBlock{.id = "x", .name = "bash", .arguments = "{}"}}},
   });
   Context context = rebuild_context(events);
   CHECK(context.provider == "openai");

@@ -27,7 +27,7 @@
 
 namespace fs = std::filesystem;
 using namespace ava::session;
-namespace llm = ava::llm;
+namespace content = ava::content;
 
 namespace {
 
@@ -61,9 +61,9 @@ int run_child(const fs::path& log, int fd, unsigned seed) {
     AssistantMessage message{.turn_id = turn_id, .step = 1};
     const int calls = 1 + static_cast<int>(random() % 3);
     for (int c = 0; c < calls; ++c) {
-      message.content.emplace_back(llm::ToolCallBlock{.id = turn_id + "/" + std::to_string(c),
-                                                      .name = "bash",
-                                                      .arguments = R"({"command":"ls"})"});
+      message.content.emplace_back(content::ToolCallBlock{.id = turn_id + "/" + std::to_string(c),
+                                                          .name = "bash",
+                                                          .arguments = R"({"command":"ls"})"});
     }
     ack(w.append(std::move(message)));
     for (int c = 0; c < calls; ++c) {
@@ -72,7 +72,7 @@ int run_child(const fs::path& log, int fd, unsigned seed) {
                               .step = 1,
                               .call_id = turn_id + "/" + std::to_string(c),
                               .tool_name = "bash",
-                              .content = {llm::TextBlock{output}}}));
+                              .content = {content::TextBlock{output}}}));
     }
     ack(w.append_batch({StepEnded{.turn_id = turn_id, .step = 1}, TurnEnded{.turn_id = turn_id}}));
     if (turn % 8 == 7) (void)w.sync();

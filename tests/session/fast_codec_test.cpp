@@ -31,10 +31,10 @@ std::vector<EventBody> bodies() {
   all.emplace_back(AssistantMessage{});
   all.emplace_back(AssistantMessage{
       .turn_id = "t",
-      .content = {ava::llm::ToolResultBlock{
-                      .call_id = "c", .content = {ava::llm::TextBlock{"x"}}, .is_error = true},
-                  ava::llm::ImageBlock{.media_type = "image/gif", .data = "R0lG"},
-                  ava::llm::ThinkingBlock{}}});
+      .content = {ava::content::ToolResultBlock{
+                      .call_id = "c", .content = {ava::content::TextBlock{"x"}}, .is_error = true},
+                  ava::content::ImageBlock{.media_type = "image/gif", .data = "R0lG"},
+                  ava::content::ThinkingBlock{}}});
   all.emplace_back(ToolResult{.turn_id = "t", .call_id = "c", .status = ToolStatus::skipped});
   all.emplace_back(ToolResult{.call_id = "c", .details = {1, "two", nullptr, 2.5, {{"k", true}}}});
   all.emplace_back(UsageRecorded{.usage = {.input_tokens = -1, .reasoning_tokens = INT64_MAX}});

@@ -9,7 +9,7 @@
 
 using namespace ava::session;
 using ava::test::TempDir;
-namespace llm = ava::llm;
+namespace content = ava::content;
 
 namespace {
 
@@ -25,7 +25,7 @@ std::filesystem::path sample_log(const std::filesystem::path& dir) {
   REQUIRE(w.append(AssistantMessage{
       .turn_id = "t1",
       .step = 1,
-      .content = {llm::ToolCallBlock{.id = "c1", .name = "bash", .arguments = "{}"}}}));
+      .content = {content::ToolCallBlock{.id = "c1", .name = "bash", .arguments = "{}"}}}));
   REQUIRE(w.append(ToolResult{.turn_id = "t1", .step = 1, .call_id = "c1", .tool_name = "bash"}));
   REQUIRE(w.append(UsageRecorded{
       .turn_id = "t1", .step = 1, .usage = {.input_tokens = 100, .output_tokens = 9}}));
@@ -37,7 +37,7 @@ std::filesystem::path sample_log(const std::filesystem::path& dir) {
   REQUIRE(w.append(AssistantMessage{
       .turn_id = "t2",
       .step = 1,
-      .content = {llm::ToolCallBlock{.id = "c2", .name = "edit", .arguments = "{}"}}}));
+      .content = {content::ToolCallBlock{.id = "c2", .name = "edit", .arguments = "{}"}}}));
   return path;
 }
 

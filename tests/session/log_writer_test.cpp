@@ -125,14 +125,14 @@ TEST_CASE("an oversized record is truncated with a marker, not dropped", "[log]"
                                        .step = 1,
                                        .call_id = "c",
                                        .tool_name = "bash",
-                                       .content = {ava::llm::TextBlock{huge}},
+                                       .content = {ava::content::TextBlock{huge}},
                                        .details = {{"note", std::string(5000, 'y')}}}));
   REQUIRE((*writer)->close());
   auto scan = read_log(path, {.max_record = 4096});
   REQUIRE(scan);
   REQUIRE(scan->events.size() == 2);
   const auto& result = std::get<ToolResult>(scan->events[1].body);
-  const auto& text = std::get<ava::llm::TextBlock>(result.content[0]).text;
+  const auto& text = std::get<ava::content::TextBlock>(result.content[0]).text;
   CHECK(text.size() < 4096);
   CHECK(text.find("bytes truncated by Ava") != std::string::npos);
   CHECK(text.starts_with("xxxx"));

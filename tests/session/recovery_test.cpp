@@ -36,9 +36,9 @@ std::string log_with_open_turn(const std::filesystem::path& path) {
   REQUIRE(w.append(AssistantMessage{
       .turn_id = "t1",
       .step = 1,
-      .content = {ava::llm::ToolCallBlock{.id = "a", .name = "bash", .arguments = "{}"},
-                  ava::llm::ToolCallBlock{.id = "b", .name = "edit", .arguments = "{}"},
-                  ava::llm::ToolCallBlock{.id = "c", .name = "read", .arguments = "{}"}}}));
+      .content = {ava::content::ToolCallBlock{.id = "a", .name = "bash", .arguments = "{}"},
+                  ava::content::ToolCallBlock{.id = "b", .name = "edit", .arguments = "{}"},
+                  ava::content::ToolCallBlock{.id = "c", .name = "read", .arguments = "{}"}}}));
   REQUIRE(w.append(ToolResult{.turn_id = "t1", .step = 1, .call_id = "a", .tool_name = "bash"}));
   REQUIRE(w.close());
   return read_bytes(path);

@@ -21,7 +21,7 @@ inline std::vector<session::EventBody> every_kind() {
           .input_id = "in-1",
           .kind = InputKind::steer,
           .text = "also check ünïcode ✓",
-          .attachments = {llm::ImageBlock{.media_type = "image/png", .data = "iVBORw=="}}},
+          .attachments = {content::ImageBlock{.media_type = "image/png", .data = "iVBORw=="}}},
       InputClaimed{.input_ids = {"in-1", "in-2"}, .turn_id = "t1", .step = 2},
       TurnStarted{.turn_id = "t1"},
       TurnEnded{.turn_id = "t1", .reason = EndReason::max_steps, .message = "cap of 3 steps"},
@@ -31,22 +31,22 @@ inline std::vector<session::EventBody> every_kind() {
       AssistantMessage{
           .turn_id = "t1",
           .step = 1,
-          .content = {llm::ThinkingBlock{.text = "hmm", .signature = "sig=="},
-                      llm::ThinkingBlock{.redacted_data = "opaque"},
-                      llm::ThinkingBlock{
+          .content = {content::ThinkingBlock{.text = "hmm", .signature = "sig=="},
+                      content::ThinkingBlock{.redacted_data = "opaque"},
+                      content::ThinkingBlock{
                           .text = "r", .encrypted_content = "enc", .provider_id = "rs_1"},
-                      llm::TextBlock{"Let me look."},
-                      llm::ToolCallBlock{
+                      content::TextBlock{"Let me look."},
+                      content::ToolCallBlock{
                           .id = "call_1", .name = "bash", .arguments = R"({"command":"ls -la"})"},
-                      llm::ToolCallBlock{
+                      content::ToolCallBlock{
                           .id = "call_2", .name = "edit", .arguments = "{not json"}}},
       ToolResult{.turn_id = "t1",
                  .step = 1,
                  .call_id = "call_1",
                  .tool_name = "bash",
                  .status = ToolStatus::error,
-                 .content = {llm::TextBlock{"exit 2"},
-                             llm::ImageBlock{.media_type = "image/jpeg", .data = "/9j/"}},
+                 .content = {content::TextBlock{"exit 2"},
+                             content::ImageBlock{.media_type = "image/jpeg", .data = "/9j/"}},
                  .details = {{"exitCode", 2}, {"truncated", false}}},
       UsageRecorded{.turn_id = "t1",
                     .step = 1,

@@ -73,7 +73,7 @@ TEST_CASE("read returns images as image content", "[tool][read]") {
   const auto* image = std::get_if<ava::tool::ImageContent>(&result.content[1]);
   REQUIRE(image != nullptr);
   CHECK(image->media_type == "image/png");
-  CHECK(image->data_base64 == "iVBORw0KGgoAAAANSUhEUg==");
+  CHECK(image->data == "iVBORw0KGgoAAAANSUhEUg==");
 
   ava::tool::ToolContext small{.cwd = dir.path()};
   small.limits.image_bytes = 8;

@@ -8,6 +8,7 @@
 
 #include "ava/base/error.hpp"
 #include "ava/base/home.hpp"
+#include "ava/base/unique_fd.hpp"
 
 namespace ava::machine {
 
@@ -29,14 +30,14 @@ class OwnerLock {
  public:
   // conflict, naming the owner's pid, when another process holds it.
   static Result<OwnerLock> acquire(const base::Home& home);
-  OwnerLock(OwnerLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  OwnerLock(OwnerLock&&) noexcept = default;
   OwnerLock& operator=(OwnerLock&&) = delete;
   OwnerLock(const OwnerLock&) = delete;
-  ~OwnerLock();
+  ~OwnerLock() = default;  // closing the descriptor drops the flock
 
  private:
-  explicit OwnerLock(int fd) : fd_(fd) {}
-  int fd_;
+  explicit OwnerLock(base::UniqueFd fd) : fd_(std::move(fd)) {}
+  base::UniqueFd fd_;
 };
 
 }  // namespace ava::machine

@@ -4,7 +4,7 @@
 namespace ava::proc {
 class OutputCapture;
 class PtyProcess;
-class UniqueFd;
+
 struct Child;
 struct ExitStatus;
 struct RunOptions;

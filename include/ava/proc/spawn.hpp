@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ava/base/error.hpp"
-#include "ava/proc/unique_fd.hpp"
+#include "ava/base/unique_fd.hpp"
 
 namespace ava::proc {
 
@@ -41,10 +41,10 @@ struct SpawnOptions {
 // close-on-exec; the pidfd becomes readable when the child exits.
 struct Child {
   pid_t pid = -1;
-  UniqueFd pidfd;
-  UniqueFd stdin_pipe;
-  UniqueFd stdout_pipe;
-  UniqueFd stderr_pipe;
+  base::UniqueFd pidfd;
+  base::UniqueFd stdin_pipe;
+  base::UniqueFd stdout_pipe;
+  base::UniqueFd stderr_pipe;
 };
 
 // How a reaped child ended: an exit code, or the signal that killed it.

@@ -1,19 +1,26 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ava/base/error.hpp"
+#include "ava/protocol/shape.hpp"
 
-// The JSON shapes of the HTTP/SSE API (docs/api.md), shared by the API server
-// (the server package) and its clients (desktop, web). Field names are camelCase on the wire.
-// Parsing is strict about types and lenient about unknown fields, so an
-// older server accepts a newer client's extra fields.
+// The JSON shapes of projects, conversations and input (docs/api.md), shared
+// by the API server (the server package), the registry and the clients
+// (desktop, web). Field names are camelCase on the wire. Each struct's Shape
+// table is its one description: to_json, from_json and the TypeScript
+// interface all come from it (shape.hpp). Decoding is strict about types and
+// lenient about unknown fields, so an older server accepts a newer client's
+// extra fields.
 namespace ava::protocol {
 
 // {"error": {"code": "...", "message": "..."}}: every non-2xx response.
@@ -23,6 +30,14 @@ struct ModelRef {
   std::string provider;  // empty: the configured default
   std::string model;
 };
+template <>
+struct Shape<ModelRef> {
+  static constexpr std::string_view name = "ModelRef";
+  static constexpr std::string_view doc =
+      "Which model answers; empty strings mean the configured default.";
+  static constexpr auto fields =
+      std::tuple{field("provider", &ModelRef::provider), field("model", &ModelRef::model)};
+};
 
 struct Project {
   std::string id;
@@ -30,12 +45,30 @@ struct Project {
   std::string name;
   std::int64_t created_ms = 0;
 };
+template <>
+struct Shape<Project> {
+  static constexpr std::string_view name = "Project";
+  static constexpr std::string_view doc = "A registered folder conversations run in.";
+  static constexpr auto fields =
+      std::tuple{field("id", &Project::id), field("path", &Project::path),
+                 field("name", &Project::name), field("createdMs", &Project::created_ms)};
+  static Result<void> check(const Project& project);
+};
 
 struct TokenTotals {
   std::int64_t input = 0;
   std::int64_t output = 0;
   std::int64_t cache_read = 0;
   std::int64_t cache_write = 0;
+};
+template <>
+struct Shape<TokenTotals> {
+  static constexpr std::string_view name = "TokenTotals";
+  static constexpr std::string_view doc = "Token usage totals.";
+  static constexpr auto fields = std::tuple{field("inputTokens", &TokenTotals::input),
+                                            field("outputTokens", &TokenTotals::output),
+                                            field("cacheReadTokens", &TokenTotals::cache_read),
+                                            field("cacheWriteTokens", &TokenTotals::cache_write)};
 };
 
 // A conversation's navigation metadata, as the registry keeps it: listing
@@ -53,13 +86,37 @@ struct Conversation {
   std::int64_t last_seq = 0;      // as of the last turn end this process saw
   TokenTotals usage;
 };
+template <>
+struct Shape<Conversation> {
+  static constexpr std::string_view name = "Conversation";
+  static constexpr std::string_view doc = "A conversation's navigation metadata (web.json).";
+  static constexpr auto fields = std::tuple{field("id", &Conversation::id),
+                                            field("projectId", &Conversation::project_id),
+                                            field("title", &Conversation::title),
+                                            field("model", &Conversation::model),
+                                            field("createdMs", &Conversation::created_ms),
+                                            field("updatedMs", &Conversation::updated_ms),
+                                            field("pinned", &Conversation::pinned),
+                                            field("archived", &Conversation::archived),
+                                            field("reviewedSeq", &Conversation::reviewed_seq),
+                                            field("lastSeq", &Conversation::last_seq),
+                                            field("usage", &Conversation::usage)};
+  static Result<void> check(const Conversation& conversation);
+};
 
-nlohmann::json to_json(const ModelRef& model);
-nlohmann::json to_json(const Project& project);
-nlohmann::json to_json(const TokenTotals& totals);
-nlohmann::json to_json(const Conversation& conversation);
-Result<Project> project_from_json(const nlohmann::json& json);
-Result<Conversation> conversation_from_json(const nlohmann::json& json);
+// POST /api/projects
+struct CreateProject {
+  std::string path;
+  std::string name;  // default: the folder's name
+};
+template <>
+struct Shape<CreateProject> {
+  static constexpr std::string_view name = "CreateProject";
+  static constexpr std::string_view doc = "POST /api/projects";
+  static constexpr auto fields =
+      std::tuple{field("path", &CreateProject::path), omittable("name", &CreateProject::name)};
+  static Result<void> check(const CreateProject& create);
+};
 
 // POST /api/conversations
 struct CreateConversation {
@@ -67,7 +124,15 @@ struct CreateConversation {
   std::string title;
   ModelRef model;
 };
-Result<CreateConversation> parse_create_conversation(const nlohmann::json& json);
+template <>
+struct Shape<CreateConversation> {
+  static constexpr std::string_view name = "CreateConversation";
+  static constexpr std::string_view doc = "POST /api/conversations";
+  static constexpr auto fields = std::tuple{field("projectId", &CreateConversation::project_id),
+                                            omittable("title", &CreateConversation::title),
+                                            omittable("model", &CreateConversation::model)};
+  static Result<void> check(const CreateConversation& create);
+};
 
 // PATCH /api/conversations/{id}: only the fields present change.
 struct ConversationPatch {
@@ -75,24 +140,61 @@ struct ConversationPatch {
   std::optional<bool> pinned;
   std::optional<bool> archived;
   std::optional<std::int64_t> reviewed_seq;
-  std::optional<ModelRef> model;  // set by PUT .../model, not by PATCH
+  std::optional<ModelRef> model;  // set by PUT .../model, not by PATCH: not on the wire
 };
-Result<ConversationPatch> parse_conversation_patch(const nlohmann::json& json);
+template <>
+struct Shape<ConversationPatch> {
+  static constexpr std::string_view name = "ConversationPatch";
+  static constexpr std::string_view doc = "PATCH /api/conversations/{id}";
+  static constexpr auto fields = std::tuple{field("title", &ConversationPatch::title),
+                                            field("pinned", &ConversationPatch::pinned),
+                                            field("archived", &ConversationPatch::archived),
+                                            field("reviewedSeq", &ConversationPatch::reviewed_seq)};
+  static Result<void> check(const ConversationPatch& patch);
+};
 
 struct Attachment {
   std::string media_type;  // image/png, image/jpeg, image/gif, image/webp
   std::string data;        // base64
 };
+template <>
+struct Shape<Attachment> {
+  static constexpr std::string_view name = "Attachment";
+  static constexpr std::string_view doc = "An image sent with input.";
+  static constexpr std::string_view what = "an attachment";
+  static constexpr auto fields =
+      std::tuple{field("mediaType", &Attachment::media_type), field("data", &Attachment::data)};
+};
 
 // POST /api/conversations/{id}/input
 enum class InputKind { followup, steer };
+template <>
+struct EnumShape<InputKind> {
+  static constexpr std::string_view name = "InputKind";
+  static constexpr std::string_view doc =
+      "followup: the next turn; steer: the running turn's next step.";
+  static constexpr std::array values{std::pair{InputKind::followup, std::string_view("followup")},
+                                     std::pair{InputKind::steer, std::string_view("steer")}};
+};
+
 struct InputRequest {
   InputKind kind = InputKind::followup;
   std::string text;
   std::string input_id;  // optional, client-chosen: resending it is answered once
   std::vector<Attachment> attachments;
 };
-Result<InputRequest> parse_input_request(const nlohmann::json& json);
+template <>
+struct Shape<InputRequest> {
+  static constexpr std::string_view name = "InputRequest";
+  static constexpr std::string_view doc = "POST /api/conversations/{id}/input";
+  static constexpr auto fields =
+      std::tuple{omittable("kind", &InputRequest::kind), field("text", &InputRequest::text),
+                 omittable("inputId", &InputRequest::input_id),
+                 omittable("attachments", &InputRequest::attachments)};
+  // Each image is checked before it becomes part of the conversation for
+  // good: one bad image in the log would fail every later request of it.
+  static Result<void> check(const InputRequest& input);
+};
 
 // 202 Accepted for an input, once it is durable.
 struct InputAccepted {
@@ -100,16 +202,14 @@ struct InputAccepted {
   std::int64_t seq = 0;
   bool duplicate = false;
 };
-nlohmann::json to_json(const InputAccepted& accepted);
-
-// POST /api/projects
-struct CreateProject {
-  std::string path;
-  std::string name;  // default: the folder's name
+template <>
+struct Shape<InputAccepted> {
+  static constexpr std::string_view name = "InputAccepted";
+  static constexpr std::string_view doc = "202 for an input, once it is durable.";
+  static constexpr auto fields =
+      std::tuple{field("inputId", &InputAccepted::input_id), field("seq", &InputAccepted::seq),
+                 field("duplicate", &InputAccepted::duplicate)};
 };
-Result<CreateProject> parse_create_project(const nlohmann::json& json);
-
-Result<ModelRef> parse_model_ref(const nlohmann::json& json);
 
 // PUT /api/settings/providers/{name}: fields left out keep their value, an
 // empty string resets one to its default. The key is checked here (one
@@ -121,7 +221,17 @@ struct ProviderUpdateRequest {
   std::optional<std::string> model;
   std::optional<std::string> api_key;
 };
-Result<ProviderUpdateRequest> parse_provider_update(const nlohmann::json& json);
+template <>
+struct Shape<ProviderUpdateRequest> {
+  static constexpr std::string_view name = "ProviderUpdate";
+  static constexpr std::string_view doc =
+      "PUT /api/settings/providers/{name} (empty string: back to the default)";
+  static constexpr auto fields = std::tuple{field("kind", &ProviderUpdateRequest::kind),
+                                            field("baseUrl", &ProviderUpdateRequest::base_url),
+                                            field("model", &ProviderUpdateRequest::model),
+                                            field("apiKey", &ProviderUpdateRequest::api_key)};
+  static Result<void> check(const ProviderUpdateRequest& update);
+};
 
 // PUT /api/skills/{name}: `enabled` must be present; null removes the
 // switch. Without projectId the switch is the user-wide one.
@@ -129,6 +239,40 @@ struct SkillUpdateRequest {
   std::optional<bool> enabled;  // nullopt: remove the switch
   std::string project_id;
 };
+template <>
+struct Shape<SkillUpdateRequest> {
+  static constexpr std::string_view name = "SkillUpdate";
+  static constexpr std::string_view doc =
+      "PUT /api/skills/{name}: null removes the switch; no projectId: the user-wide one";
+  static constexpr auto fields =
+      std::tuple{required("enabled", &SkillUpdateRequest::enabled, "boolean | null"),
+                 omittable("projectId", &SkillUpdateRequest::project_id)};
+};
+
+// POST /api/login: a one-time code traded for a session cookie.
+struct LoginRequest {
+  std::string code;
+};
+template <>
+struct Shape<LoginRequest> {
+  static constexpr std::string_view name = "LoginRequest";
+  static constexpr std::string_view doc = "POST /api/login";
+  static constexpr auto fields = std::tuple{field("code", &LoginRequest::code)};
+  static Result<void> check(const LoginRequest& login);
+};
+
+// The request parsers the routes call: from_json with what each body is
+// called in messages, plus the rules a table cannot say.
+Result<CreateConversation> parse_create_conversation(const nlohmann::json& json);
+Result<ConversationPatch> parse_conversation_patch(const nlohmann::json& json);
+Result<InputRequest> parse_input_request(const nlohmann::json& json);
+Result<CreateProject> parse_create_project(const nlohmann::json& json);
+Result<ModelRef> parse_model_ref(const nlohmann::json& json);
+Result<ProviderUpdateRequest> parse_provider_update(const nlohmann::json& json);
+// `enabled` must be present (null is a value here: remove the switch).
 Result<SkillUpdateRequest> parse_skill_update(const nlohmann::json& json);
+// web.json's records (the registry).
+Result<Project> project_from_json(const nlohmann::json& json);
+Result<Conversation> conversation_from_json(const nlohmann::json& json);
 
 }  // namespace ava::protocol

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ava/llm/items.hpp"
+#include "ava/content/items.hpp"
 #include "ava/session/event.hpp"
 
 namespace ava::session {
@@ -15,7 +15,7 @@ struct PendingInput {
   std::string input_id;
   InputKind kind = InputKind::followup;
   std::string text;
-  std::vector<llm::ImageBlock> attachments;
+  std::vector<content::ImageBlock> attachments;
 };
 
 // What a log says the next request is built from. Rebuilt the same way after
@@ -25,14 +25,14 @@ struct Context {
   std::string provider;
   std::string model;
   std::string cwd;
-  std::vector<llm::Message> messages;  // compaction honoured
-  std::vector<Seq> message_seqs;       // the event each message starts at
-  std::vector<PendingInput> pending;   // in acknowledgement order
-  std::string open_turn;               // empty when idle
+  std::vector<content::Message> messages;  // compaction honoured
+  std::vector<Seq> message_seqs;           // the event each message starts at
+  std::vector<PendingInput> pending;       // in acknowledgement order
+  std::string open_turn;                   // empty when idle
   std::optional<int> open_step;
   std::vector<std::string> unpaired_calls;  // tool call ids without a result
   bool paused = false;
-  llm::Usage usage;  // totals over the whole log
+  content::Usage usage;  // totals over the whole log
   Seq last_seq = 0;
 };
 
@@ -44,7 +44,7 @@ class ContextBuilder {
   Context take() { return std::move(context_); }
 
  private:
-  void add_message(Seq seq, llm::Message message);
+  void add_message(Seq seq, content::Message message);
   void claim(const Event& event, const InputClaimed& claimed);
   void compact(const Compacted& compacted);
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ava/llm/items.hpp"
+#include "ava/content/items.hpp"
 
 namespace ava::session {
 
@@ -33,7 +33,7 @@ struct InputAcknowledged {
   std::string input_id;
   InputKind kind = InputKind::followup;
   std::string text;
-  std::vector<llm::ImageBlock> attachments;
+  std::vector<content::ImageBlock> attachments;
 };
 
 // Input taken into the model context by a step. The gate claims one followup
@@ -73,7 +73,7 @@ struct StepEnded {
 struct AssistantMessage {
   std::string turn_id;
   int step = 0;
-  std::vector<llm::ContentBlock> content;
+  std::vector<content::ContentBlock> content;
 };
 
 enum class ToolStatus { ok, error, interrupted, skipped };
@@ -84,7 +84,7 @@ struct ToolResult {
   std::string call_id;
   std::string tool_name;
   ToolStatus status = ToolStatus::ok;
-  std::vector<llm::ToolResultContent> content;
+  std::vector<content::ToolResultContent> content;
   nlohmann::json details;  // structured data for UIs (a diff, an exit code); null if none
 };
 
@@ -92,7 +92,7 @@ struct UsageRecorded {
   std::string turn_id;
   int step = 0;
   std::string model;
-  llm::Usage usage;
+  content::Usage usage;
 };
 
 struct ModelChanged {

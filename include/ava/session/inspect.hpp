@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ava/base/error.hpp"
-#include "ava/llm/items.hpp"
+#include "ava/content/items.hpp"
 #include "ava/session/context.hpp"
 #include "ava/session/log_reader.hpp"
 
@@ -43,7 +43,7 @@ struct InspectReport {
   std::vector<ToolCallSummary> tool_calls;
   std::vector<std::string> unpaired_calls;
   std::vector<PendingInput> pending;
-  llm::Usage usage;
+  content::Usage usage;
   std::uint64_t recoveries = 0;
 };
 

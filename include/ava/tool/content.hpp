@@ -6,20 +6,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ava/content/items.hpp"
+
 namespace ava::tool {
 
-// Content a tool returns to the model. The tool package keeps its own blocks
-// (it may not depend on llm); the agent maps them onto provider items.
-struct TextContent {
-  std::string text;  // valid UTF-8
-};
-
-struct ImageContent {
-  std::string media_type;  // image/png, image/jpeg, image/gif, image/webp
-  std::string data_base64;
-};
-
-using ContentBlock = std::variant<TextContent, ImageContent>;
+// Content a tool returns to the model: the provider-neutral blocks of the
+// content package, so the agent hands them to the model as they are.
+using TextContent = content::TextBlock;    // valid UTF-8
+using ImageContent = content::ImageBlock;  // media type and base64 data
+using ContentBlock = content::ToolResultContent;
 
 // What the model sees of one tool call. is_error marks a failure the model
 // can read and act on (a missing file, an ambiguous edit, a non-zero exit);

@@ -5,9 +5,7 @@ namespace ava::tool {
 class Tool;
 class ToolRegistry;
 class ToolSource;
-struct ImageContent;
 struct Replacement;
-struct TextContent;
 struct TextEdit;
 struct ToolContext;
 struct ToolResult;

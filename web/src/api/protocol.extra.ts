@@ -1,5 +1,5 @@
 // Kept for the imports that name it: every shape now comes from the
-// generator (src/protocol/typescript.cpp via ava-protocol-ts).
+// generator (the protocol package's Shape tables, via ava-protocol-ts).
 export type {
   CatalogModel,
   CompactionEvent,

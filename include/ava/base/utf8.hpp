@@ -1,13 +1,14 @@
 #pragma once
 
+// UTF-8 once for every package: the session log's JSON writer, tool output,
+// titles and truncation all cut and validate text with these.
+
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-namespace ava::session::utf8 {
+namespace ava::base::utf8 {
 
 // Length of the well-formed UTF-8 sequence at text[i] (whose lead byte is at
 // least 0x80), or 0 if it is ill-formed: overlong forms, surrogates and code
@@ -85,43 +86,19 @@ void append_code_point(std::uint32_t code, String& out) {
   }
 }
 
-// How many of the 16 bytes at `p` come before the first one a JSON string
-// treats specially -- '"', '\\', a control character below 0x20 or a
-// non-ASCII byte -- 16 if there is none. Lets the string writer and scanner
-// step over plain text 16 bytes at a time.
-inline unsigned plain_prefix16(const char* p) {
-#if defined(__SSE2__)
-  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  // Signed bytes: below 0x20 catches controls and (as negatives) bytes >= 0x80.
-  const __m128i special = _mm_or_si128(
-      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-      _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
-  const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
-  return mask == 0 ? 16 : static_cast<unsigned>(__builtin_ctz(mask));
-#else
-  unsigned i = 0;
-  while (i < 16) {
-    const auto c = static_cast<unsigned char>(p[i]);
-    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-    ++i;
-  }
-  return i;
-#endif
-}
+// The largest character boundary at or below `size` (text.size() when size
+// is past the end): a cut there never splits a character.
+std::size_t floor_boundary(std::string_view text, std::size_t size);
 
-// The same with only '"' and '\\' special: for text already validated.
-inline unsigned unquoted_prefix16(const char* p) {
-#if defined(__SSE2__)
-  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const __m128i special =
-      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
-  const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
-  return mask == 0 ? 16 : static_cast<unsigned>(__builtin_ctz(mask));
-#else
-  unsigned i = 0;
-  while (i < 16 && p[i] != '"' && p[i] != '\\') ++i;
-  return i;
-#endif
-}
+// `text` cut to at most `max_bytes` at a character boundary.
+std::string_view truncate(std::string_view text, std::size_t max_bytes);
 
-}  // namespace ava::session::utf8
+// Every ill-formed sequence replaced with one U+FFFD per maximal subpart (the
+// same rule as the session log's writer), so arbitrary bytes -- process
+// output, files -- can always be encoded as JSON.
+std::string make_valid(std::string_view bytes);
+
+// Code points in well-formed text (continuation bytes are not counted).
+std::size_t code_points(std::string_view text);
+
+}  // namespace ava::base::utf8

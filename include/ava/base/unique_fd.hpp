@@ -2,9 +2,9 @@
 
 #include <utility>
 
-namespace ava::proc {
+namespace ava::base {
 
-// Owns one file descriptor and closes it once.
+// Owns one file descriptor and closes it once, on every path.
 class UniqueFd {
  public:
   UniqueFd() = default;
@@ -27,4 +27,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace ava::proc
+}  // namespace ava::base
