@@ -41,8 +41,9 @@ Result<std::string> optional_string(const json& object, const char* key) {
   return object[key].get<std::string>();
 }
 
-json secret_map(const std::map<std::string, std::string>& values, bool show) {
-  json out = json::object();
+std::map<std::string, std::string> secret_map(const std::map<std::string, std::string>& values,
+                                              bool show) {
+  std::map<std::string, std::string> out;
   for (const auto& [key, value] : values) out[key] = show ? value : std::string(redacted);
   return out;
 }
@@ -135,27 +136,30 @@ std::string fingerprint(const McpServerEntry& entry) {
       .dump();
 }
 
-json to_json(const McpServerEntry& entry, bool show_secrets) {
-  json out{{"name", entry.name},           {"transport", entry.transport},
-           {"enabled", entry.enabled},     {"projects", entry.projects},
-           {"source", entry.source},       {"createdMs", entry.created_ms},
-           {"updatedMs", entry.updated_ms}};
+protocol::McpServer server_view(const McpServerEntry& entry, bool show_secrets) {
+  protocol::McpServer out{.name = entry.name,
+                          .transport = entry.transport,
+                          .enabled = entry.enabled,
+                          .projects = entry.projects,
+                          .source = entry.source,
+                          .created_ms = entry.created_ms,
+                          .updated_ms = entry.updated_ms};
   if (entry.transport == "stdio") {
-    out["command"] = entry.command;
+    out.command = entry.command;
     // Servers are often given their key or a database URL on the command
     // line: flags naming a secret, key-looking values and URL credentials
     // are masked like env values.
-    out["args"] = show_secrets ? entry.args : base::redact_arguments(entry.args);
-    out["env"] = secret_map(entry.env, show_secrets);
-    out["cwd"] = entry.cwd;
+    out.args = show_secrets ? entry.args : base::redact_arguments(entry.args);
+    out.env = secret_map(entry.env, show_secrets);
+    out.cwd = entry.cwd;
   } else {
-    out["url"] = show_secrets ? entry.url : base::redact_url(entry.url);
-    out["headers"] = secret_map(entry.headers, show_secrets);
+    out.url = show_secrets ? entry.url : base::redact_url(entry.url);
+    out.headers = secret_map(entry.headers, show_secrets);
     if (!entry.oauth_client_id.empty()) {
-      out["oauth"] = {{"clientId", entry.oauth_client_id}};
-      if (!entry.oauth_client_secret.empty())
-        out["oauth"]["clientSecret"] =
-            show_secrets ? entry.oauth_client_secret : std::string(redacted);
+      out.oauth = protocol::McpOAuthClient{.client_id = entry.oauth_client_id};
+      if (!entry.oauth_client_secret.empty()) {
+        out.oauth->client_secret = show_secrets ? entry.oauth_client_secret : std::string(redacted);
+      }
     }
   }
   return out;

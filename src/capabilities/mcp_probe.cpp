@@ -38,15 +38,15 @@ asio::awaitable<Result<McpProbe>> probe_server(asio::any_io_executor executor, M
   co_return probe;
 }
 
-nlohmann::json to_json(const McpProbe& probe) {
-  nlohmann::json tools = nlohmann::json::array();
+protocol::McpServerTest probe_view(const McpProbe& probe) {
+  protocol::McpServerTest out{.server_name = probe.server.name,
+                              .server_version = probe.server.version,
+                              .protocol_version = probe.server.protocol_version,
+                              .tools = {}};
   for (const auto& tool : probe.tools) {
-    tools.push_back({{"name", tool.name}, {"description", tool.description}});
+    out.tools.push_back({.name = tool.name, .description = tool.description});
   }
-  return {{"serverName", probe.server.name},
-          {"serverVersion", probe.server.version},
-          {"protocolVersion", probe.server.protocol_version},
-          {"tools", std::move(tools)}};
+  return out;
 }
 
 }  // namespace ava::capabilities

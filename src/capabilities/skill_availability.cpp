@@ -87,10 +87,13 @@ Result<std::vector<SkillListing>> list_skills(const base::Home& home,
   return listings;
 }
 
-nlohmann::json to_json(const SkillListing& listing) {
-  return {{"name", listing.skill.name},       {"description", listing.skill.description},
-          {"source", listing.source},         {"path", listing.skill.file.string()},
-          {"enabled", listing.state.enabled}, {"setting", listing.state.setting}};
+protocol::SkillInfo skill_info(const SkillListing& listing) {
+  return {.name = listing.skill.name,
+          .description = listing.skill.description,
+          .source = listing.source,
+          .path = listing.skill.file.string(),
+          .enabled = listing.state.enabled,
+          .setting = listing.state.setting};
 }
 
 }  // namespace ava::capabilities

@@ -158,7 +158,7 @@ Result<int> list(bool as_json, bool show_secrets, const std::string& project) {
   if (as_json) {
     json out = json::array();
     for (const auto& entry : servers) {
-      json item = to_json(entry, show_secrets);
+      json item = protocol::to_json(capabilities::server_view(entry, show_secrets));
       if (!project.empty()) item["enabledHere"] = capabilities::enabled_for(entry, folder);
       if (auto in = signed_in(store, entry)) item["signedIn"] = *in;
       out.push_back(std::move(item));
@@ -218,7 +218,7 @@ Result<int> test(const std::string& name, int timeout_ms, bool as_json) {
   if (!*outcome) return std::unexpected(std::move(*outcome).error().with_context("server " + name));
   const capabilities::McpProbe& probe = **outcome;
   if (as_json) {
-    std::printf("%s\n", to_json(probe).dump(2).c_str());
+    std::printf("%s\n", protocol::to_json(capabilities::probe_view(probe)).dump(2).c_str());
     return 0;
   }
   std::printf("Server: %s %s\nProtocol version: %s\nTools (%zu):\n", probe.server.name.c_str(),

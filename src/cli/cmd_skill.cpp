@@ -52,7 +52,9 @@ Result<int> list(const std::string& project, bool as_json) {
   const std::string key = capabilities::skill_project_key(folder);
   if (as_json) {
     json items = json::array();
-    for (const auto& skill : skills) items.push_back(to_json(skill));
+    for (const auto& skill : skills) {
+      items.push_back(protocol::to_json(capabilities::skill_info(skill)));
+    }
     std::printf("%s\n", json{{"project", key}, {"skills", items}}.dump(2).c_str());
     return 0;
   }

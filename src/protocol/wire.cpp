@@ -54,7 +54,7 @@ Result<void> check_api_key(const std::string& key) {
 }  // namespace
 
 json error_body(std::string_view code, std::string_view message) {
-  return {{"error", {{"code", code}, {"message", message}}}};
+  return to_json(ApiError{.error = {.code = std::string(code), .message = std::string(message)}});
 }
 
 Result<void> Shape<Project>::check(const Project& project) {

@@ -38,13 +38,13 @@ Result<capabilities::CapabilitiesStore> store_of(const ApiContext& context) {
 }
 
 // `store` is the request's open connection: signedIn needs no other.
-json server_json(const capabilities::CapabilitiesStore& store,
-                 const capabilities::McpServerEntry& entry,
-                 const std::optional<protocol::Project>& project) {
-  json out = to_json(entry, false);
-  if (project) out["enabledHere"] = capabilities::enabled_for(entry, project->path);
+protocol::McpServer server_view(const capabilities::CapabilitiesStore& store,
+                                const capabilities::McpServerEntry& entry,
+                                const std::optional<protocol::Project>& project) {
+  auto out = capabilities::server_view(entry, false);
+  if (project) out.enabled_here = capabilities::enabled_for(entry, project->path);
   if (entry.transport == "http") {
-    if (auto row = store.oauth_row(entry.name)) out["signedIn"] = !row->data.empty();
+    if (auto row = store.oauth_row(entry.name)) out.signed_in = !row->data.empty();
   }
   return out;
 }
@@ -57,9 +57,9 @@ Result<httpd::HttpResponse> list(const ApiContext& context, const httpd::HttpReq
   }
   AVA_TRY(auto store, store_of(context));
   AVA_TRY(auto servers, store.servers());
-  json items = json::array();
-  for (const auto& entry : servers) items.push_back(server_json(store, entry, project));
-  return httpd::json_response(200, {{"servers", std::move(items)}});
+  protocol::McpServerList list;
+  for (const auto& entry : servers) list.servers.push_back(server_view(store, entry, project));
+  return shaped_response(200, list);
 }
 
 Result<httpd::HttpResponse> add(const ApiContext& context, const httpd::HttpRequest& request) {
@@ -73,27 +73,26 @@ Result<httpd::HttpResponse> add(const ApiContext& context, const httpd::HttpRequ
   AVA_TRY_VOID(store.add_server(entry, replace));
   auto stored = store.server(entry.name);
   if (!stored || !*stored) return fail(ErrorCode::internal, "the server was not stored");
-  return httpd::json_response(201, server_json(store, **stored, std::nullopt));
+  return shaped_response(201, server_view(store, **stored, std::nullopt));
 }
 
 Result<std::optional<bool>> enabled_of(const httpd::HttpRequest& request) {
   AVA_TRY(auto body, json_body(request));
-  if (!body.is_object() || !body.contains("enabled") || !body["enabled"].is_boolean())
-    return fail(ErrorCode::invalid_argument, "enabled must be true or false");
-  return std::optional<bool>(body["enabled"].get<bool>());
+  AVA_TRY(auto change, protocol::from_json<protocol::McpSwitch>(body));
+  return change.enabled;
 }
 
 Result<httpd::HttpResponse> patch(const ApiContext& context, const httpd::HttpRequest& request) {
   AVA_TRY(auto enabled, enabled_of(request));
   AVA_TRY(auto store, store_of(context));
   AVA_TRY(auto entry, store.set_enabled(request.params[0], std::nullopt, enabled));
-  return httpd::json_response(200, server_json(store, entry, std::nullopt));
+  return shaped_response(200, server_view(store, entry, std::nullopt));
 }
 
 Result<httpd::HttpResponse> remove(const ApiContext& context, const httpd::HttpRequest& request) {
   AVA_TRY(auto store, store_of(context));
   AVA_TRY_VOID(store.remove_server(request.params[0]));
-  return httpd::json_response(200, {{"removed", true}});
+  return shaped_response(200, protocol::Removed{});
 }
 
 Result<httpd::HttpResponse> switch_in_project(const ApiContext& context,
@@ -104,7 +103,7 @@ Result<httpd::HttpResponse> switch_in_project(const ApiContext& context,
   AVA_TRY(auto store, store_of(context));
   AVA_TRY(auto entry,
           store.set_enabled(request.params[0], std::filesystem::path(project->path), enabled));
-  return httpd::json_response(200, server_json(store, entry, project));
+  return shaped_response(200, server_view(store, entry, project));
 }
 
 Result<httpd::HttpResponse> set_in_project(const ApiContext& context,
@@ -133,7 +132,7 @@ httpd::HttpResponse probe_response(const std::string& name,
     return httpd::error_response(502, "mcp_server_failed",
                                  "server " + name + ": " + base::redact(probe.error().message));
   }
-  return httpd::json_response(200, to_json(*probe));
+  return shaped_response(200, capabilities::probe_view(*probe));
 }
 
 // The sign-in page, or, as for a probe, the server's failure (502).
@@ -143,8 +142,8 @@ httpd::HttpResponse page_response(const std::string& name, const Result<std::str
         502, "mcp_server_failed",
         "sign-in to " + name + " failed: " + base::redact(page.error().message));
   }
-  return httpd::json_response(
-      200, {{"authorizationUrl", *page}, {"timeoutMs", sign_in_timeout.count()}});
+  return shaped_response(200, protocol::McpLoginStarted{.authorization_url = *page,
+                                                        .timeout_ms = sign_in_timeout.count()});
 }
 
 // The optional body of a login request.
@@ -266,7 +265,7 @@ Result<httpd::HttpResponse> logout(const ApiContext& context, SignIns& sign_ins,
   capabilities::StoredCredentials credentials(*context.home);
   AVA_TRY(auto was, credentials.signed_in(name));
   AVA_TRY_VOID(credentials.erase(name));
-  return httpd::json_response(200, {{"signedOut", was}});
+  return shaped_response(200, protocol::McpSignedOut{.signed_out = was});
 }
 
 }  // namespace

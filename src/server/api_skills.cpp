@@ -33,11 +33,10 @@ Result<httpd::HttpResponse> listing(const base::Home& home,
                                     const capabilities::CapabilitiesStore& store,
                                     const Scope& scope, int status) {
   AVA_TRY(auto skills, capabilities::list_skills(home, store, scope.folder));
-  json items = json::array();
-  for (const auto& skill : skills) items.push_back(to_json(skill));
-  json body{{"skills", std::move(items)}};
-  if (!scope.project_id.empty()) body["projectId"] = scope.project_id;
-  return httpd::json_response(status, body);
+  protocol::SkillList list;
+  for (const auto& skill : skills) list.skills.push_back(capabilities::skill_info(skill));
+  if (!scope.project_id.empty()) list.project_id = scope.project_id;
+  return shaped_response(status, list);
 }
 
 Result<httpd::HttpResponse> list(const ApiContext& context, const httpd::HttpRequest& request) {

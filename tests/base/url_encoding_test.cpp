@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <string_view>
+
 #include "ava/base/url_encoding.hpp"
 
 using ava::base::QueryParams;
@@ -26,4 +29,17 @@ TEST_CASE("url encoding: malformed escapes and NUL are refused", "[base]") {
   CHECK(!ava::base::parse_query("a=%00"));
   CHECK(!ava::base::parse_query("a%00=1"));
   CHECK(!ava::base::parse_query("a=b c"));  // a raw space is not a query character
+}
+
+TEST_CASE("url encoding: a view is read by its length, never to a NUL", "[base]") {
+  // The fuzzer found Boost 1.81 reading an empty query up to the next NUL,
+  // so an empty view into larger text answered with the text after it.
+  const std::string text = "a=1&b=2";
+  const auto empty = ava::base::parse_query(std::string_view(text).substr(3, 0));
+  REQUIRE(empty);
+  CHECK(empty->empty());
+  const auto parsed = ava::base::parse_query(std::string_view(text).substr(0, 3));
+  REQUIRE(parsed);
+  CHECK(*parsed == QueryParams{{"a", "1"}});
+  CHECK(ava::base::percent_encode(std::string_view(text).substr(0, 1)) == "a");
 }

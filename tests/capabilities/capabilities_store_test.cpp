@@ -247,11 +247,12 @@ TEST_CASE("a malformed document names the problem and imports nothing",
 }
 
 TEST_CASE("listing redacts secrets unless asked", "[capabilities][capabilities]") {
-  const auto shown = capabilities::to_json(stdio_entry("fs"), false);
+  const auto shown = protocol::to_json(capabilities::server_view(stdio_entry("fs"), false));
   CHECK(shown["env"]["API_TOKEN"] == "<redacted>");
   CHECK(shown.dump().find("s3cret") == std::string::npos);
-  CHECK(capabilities::to_json(stdio_entry("fs"), true)["env"]["API_TOKEN"] == "s3cret");
-  const auto remote = capabilities::to_json(http_entry("r"), false);
+  CHECK(protocol::to_json(capabilities::server_view(stdio_entry("fs"), true))["env"]["API_TOKEN"] ==
+        "s3cret");
+  const auto remote = protocol::to_json(capabilities::server_view(http_entry("r"), false));
   CHECK(remote["headers"]["Authorization"] == "<redacted>");
   CHECK(remote.dump().find("hunter2") == std::string::npos);
 }
@@ -392,10 +393,11 @@ TEST_CASE("a pre-registered OAuth client is kept, redacted, and owns its sign-in
   CHECK((*stored)->oauth_client_id == "ava-house");
   CHECK((*stored)->oauth_client_secret == "client-s3cret");
 
-  const auto shown = capabilities::to_json(**stored, false);
+  const auto shown = protocol::to_json(capabilities::server_view(**stored, false));
   CHECK(shown["oauth"] == json{{"clientId", "ava-house"}, {"clientSecret", "<redacted>"}});
   CHECK(shown.dump().find("client-s3cret") == std::string::npos);
-  CHECK(capabilities::to_json(**stored, true)["oauth"]["clientSecret"] == "client-s3cret");
+  CHECK(protocol::to_json(capabilities::server_view(**stored, true))["oauth"]["clientSecret"] ==
+        "client-s3cret");
   auto parsed = capabilities::entry_from_json("remote", shown);
   REQUIRE(parsed);
   CHECK(parsed->oauth_client_id == "ava-house");

@@ -126,6 +126,7 @@ TEST_CASE("listings say where a skill comes from and which switch decided",
   CHECK(state_of(*user_wide, "notes") == "user off user");
 
   for (const auto& skill : *here) {
-    CHECK(test::object_mismatch(capabilities::to_json(skill), "SkillInfo", skill.skill.name) == "");
+    CHECK(test::object_mismatch(protocol::to_json(capabilities::skill_info(skill)), "SkillInfo",
+                                skill.skill.name) == "");
   }
 }

@@ -87,17 +87,19 @@ TEST_CASE("MCP server listings and tests have the declared shapes", "[server][pr
   capabilities::McpServerEntry stdio{
       .name = "fs", .command = "node", .args = {"a"}, .env = {{"K", "v"}}};
   stdio.projects["/work/p"] = false;
-  CHECK(test::object_mismatch(capabilities::to_json(stdio, false), "McpServer", "stdio") == "");
+  CHECK(test::object_mismatch(protocol::to_json(capabilities::server_view(stdio, false)),
+                              "McpServer", "stdio") == "");
   capabilities::McpServerEntry http{.name = "r", .transport = "http", .url = "https://x/mcp"};
   http.headers["Authorization"] = "Bearer x";
-  auto listed = capabilities::to_json(http, false);
+  auto listed = protocol::to_json(capabilities::server_view(http, false));
   listed["enabledHere"] = true;
   CHECK(test::object_mismatch(listed, "McpServer", "http") == "");
   capabilities::McpProbe probe;
   probe.server.name = "s";
   probe.server.protocol_version = "2025-11-25";
   probe.tools.push_back({.name = "read_text_file", .description = "reads"});
-  CHECK(test::object_mismatch(capabilities::to_json(probe), "McpServerTest", "probe") == "");
+  CHECK(test::object_mismatch(protocol::to_json(capabilities::probe_view(probe)), "McpServerTest",
+                              "probe") == "");
   // A create body in the declared shape is accepted.
   const nlohmann::json body{{"name", "x"},
                             {"type", "http"},

@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ava/base/error.hpp"
+#include "ava/protocol/capabilities.hpp"
 
 // A configured MCP server as the capabilities store keeps it, and the
 // common `mcpServers` JSON shape (.mcp.json, ~/.claude.json, Claude
@@ -51,7 +52,7 @@ std::string fingerprint(const McpServerEntry& entry);
 // For `ava mcp list` and the API: env and header values are replaced by
 // "<redacted>", and the credentials in args and the url are masked
 // (base::redact_arguments, base::redact_url), unless show_secrets.
-nlohmann::json to_json(const McpServerEntry& entry, bool show_secrets);
+protocol::McpServer server_view(const McpServerEntry& entry, bool show_secrets);
 // The API's POST body (also the mcpServers entry shape plus "name").
 Result<McpServerEntry> entry_from_json(const std::string& name, const nlohmann::json& json);
 

@@ -19,6 +19,7 @@
 #include "ava/capabilities/mcp_config.hpp"
 #include "ava/mcp/server.hpp"
 #include "ava/oauth/oauth.hpp"
+#include "ava/protocol/capabilities.hpp"
 
 namespace ava::capabilities {
 
@@ -121,6 +122,6 @@ struct McpProbe {
 boost::asio::awaitable<Result<McpProbe>> probe_server(boost::asio::any_io_executor executor,
                                                       McpServerEntry entry, base::Home home,
                                                       std::chrono::milliseconds timeout);
-nlohmann::json to_json(const McpProbe& probe);
+protocol::McpServerTest probe_view(const McpProbe& probe);
 
 }  // namespace ava::capabilities

@@ -13,6 +13,7 @@
 #include "ava/base/error.hpp"
 #include "ava/base/home.hpp"
 #include "ava/capabilities/capabilities_store.hpp"
+#include "ava/protocol/capabilities.hpp"
 
 // Which skills agents may use (docs/skills.md). Switches live in
 // capabilities.sqlite3, user-wide (project "") or per project; a project's
@@ -58,6 +59,6 @@ Result<std::vector<SkillListing>> list_skills(const base::Home& home,
                                               const CapabilitiesStore& store,
                                               const std::optional<std::filesystem::path>& folder);
 
-nlohmann::json to_json(const SkillListing& listing);
+protocol::SkillInfo skill_info(const SkillListing& listing);
 
 }  // namespace ava::capabilities

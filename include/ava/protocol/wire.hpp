@@ -24,6 +24,26 @@
 namespace ava::protocol {
 
 // {"error": {"code": "...", "message": "..."}}: every non-2xx response.
+struct ErrorDetail {
+  std::string code;  // an ErrorCode's name, or one of the HTTP layer's own
+  std::string message;
+};
+template <>
+struct Shape<ErrorDetail> {
+  static constexpr std::string_view name = "ErrorDetail";
+  static constexpr std::string_view doc = "What went wrong.";
+  static constexpr auto fields =
+      std::tuple{field("code", &ErrorDetail::code), field("message", &ErrorDetail::message)};
+};
+struct ApiError {
+  ErrorDetail error;
+};
+template <>
+struct Shape<ApiError> {
+  static constexpr std::string_view name = "ApiError";
+  static constexpr std::string_view doc = "Every non-2xx response.";
+  static constexpr auto fields = std::tuple{field("error", &ApiError::error)};
+};
 nlohmann::json error_body(std::string_view code, std::string_view message);
 
 struct ModelRef {
