@@ -23,11 +23,14 @@ std::string form_encode(const QueryParams& params) {
 }
 
 Result<QueryParams> parse_query(std::string_view query) {
-  // Boost 1.81 answers an empty query with a view made from its data
-  // pointer alone, so it reads on to a NUL: past the end of the caller's
-  // text, or into whatever follows it there (found by the fuzzer).
+  // Boost 1.81's parse_query keeps the query as a view made from its data
+  // pointer alone, so it reads on to the next NUL: past the end of the
+  // caller's text, or into whatever follows it (found by the fuzzer). A
+  // NUL-terminated copy keeps it inside; a raw NUL is refused by the grammar
+  // before that matters.
   if (query.empty()) return QueryParams{};
-  auto encoded = boost::urls::parse_query(query);
+  const std::string terminated(query);
+  auto encoded = boost::urls::parse_query(terminated);
   if (!encoded) {
     return fail(ErrorCode::invalid_argument, "a malformed query: " + encoded.error().message());
   }
