@@ -29,13 +29,14 @@ struct Subcommand {
   std::string_view name;
   void (*add)(CLI::App&, CliContext&);
 };
-constexpr std::array<Subcommand, 6> subcommands{{
+constexpr std::array<Subcommand, 7> subcommands{{
     {"session", add_session_commands},
     {"debug", add_debug_commands},
     {"models", add_models_commands},
     {"backend", add_backend_commands},
     {"mcp", add_all_mcp_commands},
     {"skill", add_skill_commands},
+    {"permissions", add_permissions_commands},
 }};
 
 bool has_argument(int argc, char** argv, std::string_view word) {

@@ -56,6 +56,8 @@ CLI::App& mcp_command(CLI::App& cli);
 void add_mcp_conformance_command(CLI::App& mcp, CliContext& context);
 // `ava mcp login|logout` (cmd_mcp_login.cpp).
 void add_mcp_login_commands(CLI::App& mcp, CliContext& context);
+// `ava permissions` (cmd_permissions.cpp).
+void add_permissions_commands(CLI::App& cli, CliContext& context);
 // `ava skill list|enable|disable|reset` (cmd_skill.cpp).
 void add_skill_commands(CLI::App& cli, CliContext& context);
 // `ava -p`: top-level options rather than a subcommand.

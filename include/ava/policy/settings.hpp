@@ -1,0 +1,45 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ava/base/error.hpp"
+#include "ava/policy/policy.hpp"
+
+// Where rules and the mode come from: the "permissions" block of the user's
+// AVA_HOME/settings.json, the project's .ava/settings.json and its
+// uncommitted .ava/settings.local.json (in that order), then flags. The
+// block has Claude Code's shape:
+//   {"permissions": {"allow": [...], "ask": [...], "deny": [...],
+//                    "defaultMode": "acceptEdits"}}
+// Rules add up across the files; the last mode given wins.
+namespace ava::policy {
+
+struct Flags {
+  std::optional<Mode> mode;             // --permission-mode
+  std::vector<std::string> allowed;     // --allowed-tools
+  std::vector<std::string> disallowed;  // --disallowed-tools
+};
+
+// One rule of the effective set and where it was written.
+struct ListedRule {
+  Verdict list = Verdict::allow;
+  Rule rule;
+  std::string source;  // a file's path, or "--allowed-tools" / "--disallowed-tools"
+};
+
+struct Effective {
+  RuleSet rules;
+  std::string mode_source;  // the file or flag that set the mode, or "default"
+  std::vector<ListedRule> listed;
+};
+
+// A file that does not exist adds nothing. A file that cannot be read, is not
+// JSON, or holds a malformed block or rule is an error naming the file and
+// the rule: a rule the user wrote is never dropped silently.
+Result<Effective> load_permissions(const std::filesystem::path& home,
+                                   const std::filesystem::path& project, const Flags& flags = {});
+
+}  // namespace ava::policy
