@@ -162,6 +162,16 @@ std::optional<Decision> rules_decide(const RuleSet& rules, const ToolCall& call,
   return std::nullopt;
 }
 
+// Whether any rule is written under ~/: only then is home resolved.
+bool names_home(const RuleSet& rules) {
+  for (const auto* list : {&rules.allow, &rules.ask, &rules.deny}) {
+    for (const auto& rule : *list) {
+      if (rule.specifier.starts_with("~/")) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Decision evaluate(const RuleSet& rules, const ToolCall& call, const Places& places) {
@@ -170,7 +180,7 @@ Decision evaluate(const RuleSet& rules, const ToolCall& call, const Places& plac
   Resolved where;
   if (call.path) {
     if (!places.project.empty()) where.project = resolved(places.project).string();
-    if (!places.home.empty()) where.home = resolved(places.home).string();
+    if (!places.home.empty() && names_home(rules)) where.home = resolved(places.home).string();
     where.path = call_path(*call.path, places);
   }
   auto decided = rules_decide(rules, call, where);

@@ -16,7 +16,9 @@
 // these from its packages' types; nothing else spells the field names.
 namespace ava::protocol {
 
-// Usage as a driver reports it (the log's "usage" events, summed).
+// Usage as a driver reports it (the log's "usage" events, summed). The wire
+// form of content::Usage: protocol depends on base alone, so the server
+// copies the five counts across (server::driver_status).
 struct Usage {
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
