@@ -132,6 +132,16 @@ Rectangle {
             }
         }
 
+        ApprovalCard {
+            id: approvalCard
+            objectName: "approvalCard"
+            Layout.fillWidth: true
+            approval: root.conversation ? root.conversation.pendingApproval : ({})
+            waiting: root.conversation ? root.conversation.waitingApprovals : 0
+            onDecided: (approvalId, decision, scope, rule, message) =>
+                root.workbench.decideApproval(approvalId, decision, scope, rule, message)
+        }
+
         Composer {
             id: composer
             objectName: "composer"

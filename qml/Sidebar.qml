@@ -111,6 +111,14 @@ Rectangle {
                         elide: Text.ElideRight
                         Layout.fillWidth: true
                     }
+                    Label {
+                        objectName: "needsApproval"
+                        visible: entry.state === "waiting"
+                        text: "needs you"
+                        font.pixelSize: 10
+                        color: Theme.warning
+                        Accessible.name: "waiting for your approval"
+                    }
                     ToolButton {
                         text: entry.pinned ? "Unpin" : "Pin"
                         font.pixelSize: 10

@@ -18,7 +18,7 @@ Rectangle {
     property string output: ""
     property bool expanded: true
     readonly property var diffLines: diff === "" ? [] : diff.replace(/\n$/, "").split("\n").slice(0, 2000)
-    readonly property string statusLabel: ({ running: "running", ok: "done", error: "failed", interrupted: "interrupted", skipped: "skipped" })[status] || status
+    readonly property string statusLabel: ({ running: "running", waiting: "waiting for approval", ok: "done", error: "failed", interrupted: "interrupted", skipped: "skipped" })[status] || status
 
     implicitHeight: column.implicitHeight + 12
     radius: Theme.radius

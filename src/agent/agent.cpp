@@ -31,6 +31,7 @@ std::string_view to_string(DriverState state) {
   switch (state) {
     case DriverState::idle: return "idle";
     case DriverState::running: return "running";
+    case DriverState::waiting: return "waiting";
     case DriverState::pausing: return "pausing";
     case DriverState::paused: return "paused";
     case DriverState::aborting: return "aborting";
@@ -99,6 +100,13 @@ Result<void> Agent::pause() { return core_->request_pause(); }
 Result<void> Agent::resume() { return core_->request_resume(); }
 Result<void> Agent::abort() { return core_->request_abort(); }
 Result<void> Agent::set_model(const ModelChoice& choice) { return core_->set_model(choice); }
+Result<void> Agent::decide(const std::string& approval_id, const ApprovalAnswer& answer) {
+  return core_->decide(approval_id, answer);
+}
+Result<void> Agent::set_permission_mode(policy::Mode mode) {
+  return core_->set_permission_mode(mode);
+}
+std::optional<PermissionOptions> Agent::permissions() const { return core_->permissions(); }
 
 std::uint64_t Agent::subscribe(EventCallback callback) {
   return core_->subscribe(std::move(callback));
@@ -116,5 +124,6 @@ const std::filesystem::path& Agent::log_path() const { return core_->log_path();
 
 boost::asio::awaitable<void> Agent::wait_idle() { return core_->wait_idle(); }
 boost::asio::awaitable<Result<void>> Agent::close() { return core_->close(); }
+void Agent::begin_close() { core_->request_close(); }
 
 }  // namespace ava::agent

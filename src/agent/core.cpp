@@ -40,7 +40,9 @@ AgentCore::AgentCore(const asio::any_io_executor& executor, AgentOptions options
       options_(std::move(options)),
       log_(std::move(log)),
       session_id_(),
-      wake_timer_(strand_) {}
+      wake_timer_(strand_),
+      approval_timer_(strand_),
+      permissions_(options_.permissions) {}
 
 AgentCore::~AgentCore() {
   if (binding_.provider) binding_.provider->close();
@@ -59,10 +61,16 @@ Result<void> AgentCore::start_new(session::SessionStarted start, ProviderBinding
 }
 
 Result<void> AgentCore::start_existing() {
-  // The open turn's last step, for a turn that was paused at a step boundary.
+  // The open turn's last step, for a turn that was paused at a step boundary,
+  // and the last response's calls, for a step that waits for an approval.
   int last_step = 0;
+  std::vector<llm::ToolCallBlock> last_calls;
   for (const auto& event : log_->take_history()) {
     if (const auto* step = std::get_if<session::StepStarted>(&event.body)) last_step = step->step;
+    if (const auto* message = std::get_if<session::AssistantMessage>(&event.body)) {
+      last_calls =
+          tool_calls_of(llm::Message{.role = llm::Role::assistant, .content = message->content});
+    }
     remember_input(event);
     context_.apply(event);
   }
@@ -87,6 +95,17 @@ Result<void> AgentCore::start_existing() {
   max_output_tokens_ = binding.max_output_tokens;
   binding_ = std::move(binding);
 
+  // Recovery left a step open because its next call waits for a person:
+  // the driver continues that step's calls and waits for the decision.
+  if (!context.open_turn.empty() && context.open_step && !context.pending_approvals.empty()) {
+    std::erase_if(last_calls, [&](const llm::ToolCallBlock& call) {
+      return std::ranges::find(context.unpaired_calls, call.id) == context.unpaired_calls.end();
+    });
+    paused_turn_ = TurnPlan{.turn_id = context.open_turn,
+                            .next_step = *context.open_step,
+                            .is_new = false,
+                            .resume_calls = std::move(last_calls)};
+  }
   if (context.paused) {
     pause_requested_ = true;
     state_ = DriverState::paused;
@@ -121,6 +140,9 @@ void AgentCore::prepare(const std::filesystem::path& cwd) {
   add_source_tools();
   publish_tool_specs();
   tool_context_ = tool::ToolContext{.cwd = cwd, .limits = options_.limits, .executor = strand_};
+  // A sandbox the kernel cannot give is not applied; effective_rules() then
+  // makes the calls it would have covered ask instead.
+  if (permissions_ && !sandbox_unavailable()) tool_context_.sandbox = permissions_->sandbox;
 }
 
 void AgentCore::launch() {
@@ -142,6 +164,9 @@ void AgentCore::launch() {
 
 void AgentCore::on_durable(const session::Event& event) {
   std::lock_guard lock(mutex_);
+  if (const auto* decided = std::get_if<session::ApprovalDecided>(&event.body)) {
+    decisions_.insert_or_assign(decided->approval_id, *decided);
+  }
   remember_input(event);
   context_.apply(event);
   if (std::holds_alternative<session::Compacted>(event.body)) ++compactions_;
@@ -245,8 +270,8 @@ Result<void> AgentCore::request_abort() {
   {
     std::lock_guard lock(mutex_);
     if (close_requested_ && driver_done_) return fail(ErrorCode::conflict, "the agent is closed");
-    const bool running = state_ == DriverState::running || state_ == DriverState::pausing ||
-                         state_ == DriverState::aborting;
+    const bool running = state_ == DriverState::running || state_ == DriverState::waiting ||
+                         state_ == DriverState::pausing || state_ == DriverState::aborting;
     // A turn paused at a step boundary is still open in the log.
     const bool paused_turn = !context_.context().open_turn.empty();
     if (!running && !paused_turn) return {};  // nothing to abort
@@ -256,6 +281,7 @@ Result<void> AgentCore::request_abort() {
   asio::post(strand_, [self = shared_from_this()] {
     self->cancel_.emit(asio::cancellation_type::terminal);
     self->wake_timer_.cancel();
+    self->approval_timer_.cancel();
   });
   notify();
   return {};
@@ -301,6 +327,7 @@ void AgentCore::request_close() {
   }
   asio::post(strand_, [self = shared_from_this()] {
     self->cancel_.emit(asio::cancellation_type::terminal);
+    self->approval_timer_.cancel();
   });
   notify();
 }
@@ -330,7 +357,23 @@ Status AgentCore::status() const {
                 .activity = activity_,
                 .usage = context.usage,
                 .last_seq = context.last_seq,
-                .last_error = last_error_};
+                .last_error = last_error_,
+                .approvals = approvals_of(context),
+                .permission_mode = effective_mode(),
+                .sandbox = sandbox_name(),
+                .granted_rules = context.granted_rules};
+}
+
+std::vector<session::ApprovalRequested> AgentCore::approvals_of(const session::Context& context) {
+  std::vector<session::ApprovalRequested> approvals;
+  for (const auto& pending : context.pending_approvals) approvals.push_back(pending.request);
+  return approvals;
+}
+
+std::string AgentCore::sandbox_name() const {
+  if (!permissions_) return "off";
+  if (sandbox_unavailable()) return "unavailable";
+  return std::string(proc::to_string(permissions_->sandbox.mode));
 }
 
 // Runs on the strand, where the driver cancels idle_waiters_ whenever it

@@ -31,9 +31,27 @@ struct TurnPlan {
   std::string turn_id;
   int next_step = 1;
   bool is_new = true;
+  // Reopened in the middle of step `next_step`, whose calls from the first
+  // one waiting for an approval still have to run.
+  std::vector<llm::ToolCallBlock> resume_calls;
 };
 
-enum class StepOutcome { tool_calls, final_answer, aborted, failed };
+// suspended: the agent closed while a call waited for an approval; the
+// step and turn stay open in the log for the next process.
+enum class StepOutcome { tool_calls, final_answer, aborted, failed, suspended };
+enum class ToolsOutcome { completed, aborted, suspended };
+
+// What the permission check lets a call do: run, get `text` as its result
+// instead, or wait no longer in this process (suspend).
+struct Gate {
+  enum Kind { run, refuse, suspend } kind = run;
+  std::string text;
+  nlohmann::json details;
+  session::ToolStatus status = session::ToolStatus::error;
+};
+
+// The call as the policy sees it: its category, path or command.
+policy::ToolCall describe_call(const tool::ToolSpec& spec, const nlohmann::json& arguments);
 
 // Everything behind Agent. The driver coroutine runs on `strand_` and keeps
 // the core alive; API calls come from any thread.
@@ -59,6 +77,9 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   Result<void> request_resume();
   Result<void> request_abort();
   Result<void> set_model(const ModelChoice& choice);
+  Result<void> decide(const std::string& approval_id, const ApprovalAnswer& answer);
+  Result<void> set_permission_mode(policy::Mode mode);
+  std::optional<PermissionOptions> permissions() const;
   void request_close();
 
   std::uint64_t subscribe(EventCallback callback);
@@ -96,11 +117,29 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   Result<void> claim_and_start_step(const TurnPlan& plan, int step);
   bool steer_pending() const;
 
-  // dispatch.cpp
-  boost::asio::awaitable<bool> run_tools(const std::string& turn_id, int step,
-                                         const std::vector<llm::ToolCallBlock>& calls);
-  boost::asio::awaitable<session::ToolResult> run_tool(const std::string& turn_id, int step,
-                                                       const llm::ToolCallBlock& call);
+  // dispatch.cpp; run_tool's nullopt: suspended (see StepOutcome).
+  boost::asio::awaitable<ToolsOutcome> run_tools(const std::string& turn_id, int step,
+                                                 const std::vector<llm::ToolCallBlock>& calls);
+  boost::asio::awaitable<std::optional<session::ToolResult>> run_tool(
+      const std::string& turn_id, int step, const llm::ToolCallBlock& call);
+  boost::asio::awaitable<StepOutcome> resume_step(const TurnPlan& plan);
+  // An unstarted plan dropped by an abort: its calls skipped, step and turn closed.
+  void abandon_plan(const TurnPlan& plan);
+
+  // permissions.cpp
+  boost::asio::awaitable<Gate> permission_gate(const std::string& turn_id, int step,
+                                               const llm::ToolCallBlock& call,
+                                               const tool::Tool& tool,
+                                               const nlohmann::json& arguments);
+  boost::asio::awaitable<std::optional<session::ApprovalDecided>> await_decision(
+      const std::string& approval_id);
+  // The settings' rules with the log's mode and granted rules; mutex_ held.
+  policy::RuleSet effective_rules() const;
+  std::string effective_mode() const;  // mutex_ held; empty without permissions
+  bool sandbox_unavailable() const;
+  std::string sandbox_name() const;
+  static std::vector<session::ApprovalRequested> approvals_of(const session::Context& context);
+  policy::Places places() const;
 
   // request.cpp / compaction.cpp
   llm::Request build_request(const session::Context& context) const;
@@ -135,11 +174,15 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   std::int64_t fixed_tokens_ = 0;          // system prompt and tool schemas
   tool::ToolContext tool_context_;
   boost::asio::steady_timer wake_timer_;
+  boost::asio::steady_timer approval_timer_;  // a call waiting for its decision
   boost::asio::cancellation_signal cancel_;
   std::vector<boost::asio::steady_timer*> idle_waiters_;
   std::optional<TurnPlan> paused_turn_;
 
+  std::optional<PermissionOptions> permissions_;  // fixed at construction
+
   std::mutex gate_;
+  std::mutex decide_mutex_;  // one approval decision at a time
   mutable std::mutex mutex_;
   session::ContextBuilder context_;
   std::size_t compactions_ = 0;
@@ -161,6 +204,8 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   // Every input id of the log and its event's seq: a resent id is answered
   // from here (exactly-once input across client retries).
   std::unordered_map<std::string, session::Seq> acknowledged_;
+  // Decisions that reached the log, until the waiting call takes its own.
+  std::unordered_map<std::string, session::ApprovalDecided> decisions_;
   std::uint64_t next_live_id_ = 1ULL << 62;  // apart from the log's subscriber ids
 };
 

@@ -67,30 +67,34 @@ std::string activity_label(const llm::ToolCallBlock& call) {
   return "Running " + call.name;
 }
 
-asio::awaitable<bool> AgentCore::run_tools(const std::string& turn_id, int step,
-                                           const std::vector<llm::ToolCallBlock>& calls) {
+asio::awaitable<ToolsOutcome> AgentCore::run_tools(const std::string& turn_id, int step,
+                                                   const std::vector<llm::ToolCallBlock>& calls) {
   bool aborted = false;
   for (const auto& call : calls) {
     if (!aborted) {
       std::lock_guard lock(mutex_);
-      aborted = abort_requested_;
+      aborted = abort_requested_;  // closing aborts too
     }
     // (Not a conditional expression: g++ 12 mishandles co_await inside one.)
-    session::ToolResult result;
+    std::optional<session::ToolResult> result;
     if (aborted) {
       result = error_result(turn_id, step, call, session::ToolStatus::skipped,
                             "Skipped: the user aborted the turn before this tool call started.");
     } else {
       result = co_await run_tool(turn_id, step, call);
     }
-    if (result.status == session::ToolStatus::interrupted) aborted = true;
-    if (auto appended = append({std::move(result)}); !appended) co_return false;
+    if (!result) co_return ToolsOutcome::suspended;
+    if (result->status == session::ToolStatus::interrupted ||
+        result->status == session::ToolStatus::skipped) {
+      aborted = true;
+    }
+    if (auto appended = append({std::move(*result)}); !appended) co_return ToolsOutcome::aborted;
   }
-  co_return !aborted;
+  co_return aborted ? ToolsOutcome::aborted : ToolsOutcome::completed;
 }
 
-asio::awaitable<session::ToolResult> AgentCore::run_tool(const std::string& turn_id, int step,
-                                                         const llm::ToolCallBlock& call) {
+asio::awaitable<std::optional<session::ToolResult>> AgentCore::run_tool(
+    const std::string& turn_id, int step, const llm::ToolCallBlock& call) {
   const std::string label = activity_label(call);
   {
     std::lock_guard lock(mutex_);
@@ -131,6 +135,18 @@ asio::awaitable<session::ToolResult> AgentCore::run_tool(const std::string& turn
                                  first_line(call.arguments, 200))));
   }
   json arguments = std::move(*parsed);
+
+  auto gating = permission_gate(turn_id, step, call, *tool, arguments);
+  Gate gate = co_await std::move(gating);
+  if (gate.kind == Gate::suspend) {
+    finish(session::ToolResult{});
+    co_return std::nullopt;
+  }
+  if (gate.kind == Gate::refuse) {
+    auto refused = error_result(turn_id, step, call, gate.status, std::move(gate.text));
+    refused.details = std::move(gate.details);
+    co_return finish(std::move(refused));
+  }
 
   auto invoking = cancellable(tool::invoke(*tool, arguments, tool_context_));
   Result<tool::ToolResult> outcome = co_await std::move(invoking);

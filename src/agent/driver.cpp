@@ -94,7 +94,7 @@ asio::awaitable<std::optional<TurnPlan>> AgentCore::next_turn() {
     if (closing) co_return std::nullopt;
     if (aborting) {
       if (paused_turn_) {
-        end_turn(paused_turn_->turn_id, EndReason::aborted, "aborted while paused");
+        abandon_plan(*paused_turn_);
         paused_turn_.reset();
       }
       std::lock_guard lock(mutex_);
@@ -143,6 +143,28 @@ void AgentCore::end_turn(const std::string& turn_id, EndReason reason, std::stri
   if (reason == EndReason::error) held_ = true;
 }
 
+void AgentCore::abandon_plan(const TurnPlan& plan) {
+  if (plan.resume_calls.empty()) {
+    end_turn(plan.turn_id, EndReason::aborted, "aborted while paused");
+    return;
+  }
+  std::vector<session::EventBody> closers;
+  for (const auto& call : plan.resume_calls) {
+    closers.emplace_back(session::ToolResult{
+        .turn_id = plan.turn_id,
+        .step = plan.next_step,
+        .call_id = call.id,
+        .tool_name = call.name,
+        .status = session::ToolStatus::skipped,
+        .content = {llm::TextBlock{"Skipped: the user aborted the turn before this tool call "
+                                   "started."}}});
+  }
+  closers.emplace_back(session::StepEnded{
+      .turn_id = plan.turn_id, .step = plan.next_step, .reason = EndReason::aborted});
+  (void)append(std::move(closers));
+  end_turn(plan.turn_id, EndReason::aborted, "aborted while waiting for an approval");
+}
+
 void AgentCore::close_turn_after_fault(const std::string& message) {
   spdlog::error("agent {}: turn failed: {}", session_id_, message);
   std::vector<session::EventBody> closers;
@@ -181,29 +203,41 @@ asio::awaitable<void> AgentCore::run_turn(TurnPlan plan) {
   }
   set_state(pausing ? DriverState::pausing : DriverState::running);
   for (int step = plan.next_step;; ++step) {
+    const bool resuming = step == plan.next_step && !plan.resume_calls.empty();
     bool aborting = false;
     {
       std::lock_guard lock(mutex_);
       aborting = abort_requested_;
     }
     if (aborting) {
-      end_turn(plan.turn_id, EndReason::aborted, "aborted by the user");
+      if (resuming) {
+        abandon_plan(plan);
+      } else {
+        end_turn(plan.turn_id, EndReason::aborted, "aborted by the user");
+      }
       co_return;
     }
-    if (step > options_.max_steps) {
+    if (!resuming && step > options_.max_steps) {
       end_turn(plan.turn_id, EndReason::max_steps,
                fmt::format("stopped after {} steps (the per-turn limit)", options_.max_steps));
       co_return;
     }
-    if (auto started = claim_and_start_step(plan, step); !started) {
-      // The log refuses writes: nothing more can be acknowledged or recorded.
-      spdlog::error("agent {}: {}", session_id_, started.error().message);
-      std::lock_guard lock(mutex_);
-      last_error_ = started.error().message;
-      held_ = true;
-      co_return;
+    StepOutcome outcome = StepOutcome::failed;
+    if (resuming) {
+      // A step reopened in the middle: its response is in the log; the rest
+      // of its calls run now.
+      outcome = co_await resume_step(plan);
+    } else {
+      if (auto started = claim_and_start_step(plan, step); !started) {
+        // The log refuses writes: nothing more can be acknowledged or recorded.
+        spdlog::error("agent {}: {}", session_id_, started.error().message);
+        std::lock_guard lock(mutex_);
+        last_error_ = started.error().message;
+        held_ = true;
+        co_return;
+      }
+      outcome = co_await run_step(plan.turn_id, step);
     }
-    const StepOutcome outcome = co_await run_step(plan.turn_id, step);
     switch (outcome) {
       case StepOutcome::tool_calls: {
         std::lock_guard lock(mutex_);
@@ -224,6 +258,7 @@ asio::awaitable<void> AgentCore::run_turn(TurnPlan plan) {
       case StepOutcome::aborted:
         end_turn(plan.turn_id, EndReason::aborted, "aborted by the user");
         co_return;
+      case StepOutcome::suspended: co_return;  // the agent closes; the step stays open
       case StepOutcome::failed: {
         std::string message;
         {
@@ -341,11 +376,25 @@ asio::awaitable<StepOutcome> AgentCore::run_step(const std::string& turn_id, int
   }
   if (calls.empty()) co_return StepOutcome::final_answer;
 
-  const bool completed = co_await run_tools(turn_id, step, calls);
+  const ToolsOutcome tools = co_await run_tools(turn_id, step, calls);
+  if (tools == ToolsOutcome::suspended) co_return StepOutcome::suspended;
+  const bool completed = tools == ToolsOutcome::completed;
   (void)append({session::StepEnded{.turn_id = turn_id,
                                    .step = step,
                                    .reason = completed ? EndReason::completed : EndReason::aborted,
                                    .stop_reason = response.stop.provider_reason}});
+  co_return completed ? StepOutcome::tool_calls : StepOutcome::aborted;
+}
+
+asio::awaitable<StepOutcome> AgentCore::resume_step(const TurnPlan& plan) {
+  refresh_source_tools();
+  const ToolsOutcome tools = co_await run_tools(plan.turn_id, plan.next_step, plan.resume_calls);
+  if (tools == ToolsOutcome::suspended) co_return StepOutcome::suspended;
+  const bool completed = tools == ToolsOutcome::completed;
+  (void)append({session::StepEnded{.turn_id = plan.turn_id,
+                                   .step = plan.next_step,
+                                   .reason = completed ? EndReason::completed : EndReason::aborted,
+                                   .stop_reason = "tool_use"}});
   co_return completed ? StepOutcome::tool_calls : StepOutcome::aborted;
 }
 

@@ -100,7 +100,8 @@ class SkillTool final : public tool::Tool {
   tool::ToolSpec spec_{
       .name = "skill",
       .description = "Load the instructions of a skill listed in the system prompt.",
-      .category = tool::Category::other};
+      .category = tool::Category::other,
+      .read_only = true};
 };
 
 }  // namespace

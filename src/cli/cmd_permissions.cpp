@@ -11,6 +11,7 @@
 
 #include "ava/base/home.hpp"
 #include "ava/policy/settings.hpp"
+#include "ava/proc/sandbox.hpp"
 #include "cli/commands.hpp"
 
 namespace ava::cli {
@@ -25,6 +26,7 @@ struct PermissionFlags {
   std::string mode;
   std::vector<std::string> allowed;
   std::vector<std::string> disallowed;
+  std::string sandbox;
   bool json = false;
 };
 
@@ -38,6 +40,7 @@ Result<int> show(const PermissionFlags& flags) {
   if (!flags.mode.empty()) {
     AVA_TRY(given.mode, policy::parse_mode(flags.mode));
   }
+  if (!flags.sandbox.empty()) given.sandbox = flags.sandbox;
   AVA_TRY(const auto effective, policy::load_permissions(home.root(), folder, given));
   const std::string mode(policy::to_string(effective.rules.mode));
   if (flags.json) {
@@ -47,15 +50,31 @@ Result<int> show(const PermissionFlags& flags) {
                        {"rule", listed.rule.text},
                        {"source", listed.source}});
     }
-    const nlohmann::json out{{"project", folder.string()},
-                             {"mode", mode},
-                             {"modeSource", effective.mode_source},
-                             {"rules", std::move(rules)}};
+    const auto& sandbox = effective.sandbox;
+    const nlohmann::json out{
+        {"project", folder.string()},
+        {"mode", mode},
+        {"modeSource", effective.mode_source},
+        {"rules", std::move(rules)},
+        {"sandbox",
+         {{"mode", sandbox.mode ? nlohmann::json(*sandbox.mode) : nlohmann::json()},
+          {"source", sandbox.source},
+          {"network", sandbox.network.value_or(false)},
+          {"writableRoots", sandbox.writable_roots},
+          {"landlockAbi", proc::sandbox_support().landlock_abi},
+          {"support", proc::sandbox_support().describe()}}}};
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
   std::printf("Permissions for %s\nMode: %s (%s)\n", folder.c_str(), mode.c_str(),
               effective.mode_source.c_str());
+  const auto& sandbox = effective.sandbox;
+  std::printf("Sandbox: %s\nKernel: %s\n",
+              sandbox.mode ? fmt::format("{} ({}){}", *sandbox.mode, sandbox.source,
+                                         sandbox.network.value_or(false) ? ", network on" : "")
+                                 .c_str()
+                           : "not set (ava -p: workspace-write; the web UI and desktop: off)",
+              proc::sandbox_support().describe().c_str());
   if (effective.listed.empty()) std::puts("No rules: the mode decides every call.");
   // Deny first: the order in which they are checked.
   for (const auto list : {policy::Verdict::deny, policy::Verdict::ask, policy::Verdict::allow}) {
@@ -81,6 +100,7 @@ void add_permissions_commands(CLI::App& cli, CliContext& context) {
                       "As if given: ask, accept-edits, plan, auto");
   command->add_option("--allowed-tools", flags->allowed, "As if given: rules to allow");
   command->add_option("--disallowed-tools", flags->disallowed, "As if given: rules to deny");
+  command->add_option("--sandbox", flags->sandbox, "As if given: read-only, workspace-write, off");
   command->add_flag("--json", flags->json, "Print JSON");
   command->callback([&context, flags] { finish(context, command_name, show(*flags)); });
 }

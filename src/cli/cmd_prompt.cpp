@@ -25,6 +25,7 @@
 #include "ava/llm/catalog.hpp"
 #include "ava/machine/ownership.hpp"
 #include "ava/proc/environment.hpp"
+#include "ava/server/permissions.hpp"
 #include "ava/server/providers.hpp"
 #include "cli/commands.hpp"
 #include "cli/prompt_output.hpp"
@@ -54,6 +55,10 @@ struct PromptFlags {
   bool verbose = false;
   int mcp_wait_ms = 5000;
   bool no_mcp = false;
+  std::string permission_mode;
+  std::vector<std::string> allowed_tools;
+  std::vector<std::string> disallowed_tools;
+  std::string sandbox;
 };
 
 // Failures print as "ava: <message>".
@@ -126,6 +131,50 @@ std::shared_ptr<tool::ToolSource> prompt_tools(asio::io_context& io,
       hub, cwd, [](const std::string& note) { std::fprintf(stderr, "ava: %s\n", note.c_str()); });
 }
 
+// "a,b(c, d)" -> "a", "b(c, d)": rules are separated by commas outside
+// parentheses, as Claude Code's --allowedTools takes them.
+std::vector<std::string> split_rules(const std::vector<std::string>& given) {
+  std::vector<std::string> rules;
+  for (const auto& text : given) {
+    std::string current;
+    int depth = 0;
+    for (const char c : text) {
+      if (c == '(') ++depth;
+      if (c == ')' && depth > 0) --depth;
+      if (c == ',' && depth == 0) {
+        if (current.find_first_not_of(' ') != std::string::npos) rules.push_back(current);
+        current.clear();
+        continue;
+      }
+      if (c == ' ' && current.empty()) continue;
+      current.push_back(c);
+    }
+    if (current.find_first_not_of(' ') != std::string::npos) rules.push_back(current);
+  }
+  return rules;
+}
+
+// -p never waits for a person: a call that would ask is refused. Where
+// neither the settings nor the flags choose, it runs in `auto` inside the
+// workspace-write sandbox, or, where the kernel has no Landlock, in
+// `accept-edits`, with commands refused.
+Result<server::ConversationPermissions> prompt_permissions(const PromptFlags& flags,
+                                                           const base::Home& home,
+                                                           const fs::path& cwd) {
+  policy::Flags given{.mode = std::nullopt,
+                      .allowed = split_rules(flags.allowed_tools),
+                      .disallowed = split_rules(flags.disallowed_tools),
+                      .sandbox = std::nullopt};
+  if (!flags.permission_mode.empty()) {
+    AVA_TRY(given.mode, policy::parse_mode(flags.permission_mode));
+  }
+  if (!flags.sandbox.empty()) given.sandbox = flags.sandbox;
+  return server::load_conversation_permissions(home, cwd, given,
+                                               {.sandbox = proc::SandboxMode::workspace_write,
+                                                .auto_inside_sandbox = true,
+                                                .can_ask = false});
+}
+
 // What the run cannot start without (the prompt, the settings, the working
 // folder, the session to continue, the agent) is a usage error (exit 2);
 // failures after that, and a home that cannot be used, exit 1.
@@ -148,6 +197,16 @@ Result<int> run_prompt(const PromptFlags& flags) {
   cwd = fs::weakly_canonical(fs::absolute(cwd, ec), ec);
   if (!fs::is_directory(cwd, ec)) {
     return usage_error(command_name, {ErrorCode::not_found, "no such directory: " + cwd.string()});
+  }
+
+  auto permissions = prompt_permissions(flags, home, cwd);
+  if (!permissions) return usage_error(command_name, permissions.error());
+  if (permissions->options.sandbox.mode != proc::SandboxMode::off &&
+      !proc::sandbox_support().filesystem()) {
+    std::fprintf(stderr,
+                 "ava: no sandbox here (%s); running in accept-edits mode, so commands that "
+                 "need approval are refused (docs/permissions.md)\n",
+                 proc::sandbox_support().describe().c_str());
   }
 
   bool existing = false;
@@ -193,11 +252,18 @@ Result<int> run_prompt(const PromptFlags& flags) {
   options.skill_roots = agent::default_skill_roots(home.root(), cwd);
   options.disabled_skills = std::move(disabled_skills);
   if (flags.max_steps > 0) options.max_steps = flags.max_steps;
+  options.permissions = std::move(permissions->options);
 
   auto created = existing ? agent::Agent::create_at(io.get_executor(), *log, std::move(options))
                           : agent::Agent::create(io.get_executor(), *log, std::move(options));
   if (!created) return usage_error(command_name, created.error());
   std::unique_ptr<agent::Agent> agent = std::move(*created);
+  // A mode given on the command line outranks one an earlier run recorded.
+  if (!flags.permission_mode.empty()) {
+    if (auto recorded = agent->set_permission_mode(permissions->effective.rules.mode); !recorded) {
+      return std::unexpected(recorded.error());
+    }
+  }
 
   PromptOutput output(format, flags.verbose);
   std::vector<std::string> tool_names;
@@ -277,6 +343,19 @@ void add_prompt_options(CLI::App& cli, CliContext& context) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cli.add_flag("--no-mcp", flags->no_mcp, "Offer no MCP server tools to -p");
+  cli.add_option("--permission-mode", flags->permission_mode,
+                 "ask, accept-edits, plan or auto (default: settings, else auto inside the "
+                 "sandbox); -p never waits for approval: what would ask is refused");
+  cli.add_option("--allowed-tools,--allowedTools", flags->allowed_tools,
+                 "Rules to allow, e.g. 'bash(npm test:*)' 'edit(src/**)' (comma-separated or "
+                 "repeated)")
+      ->allow_extra_args(false);
+  cli.add_option("--disallowed-tools,--disallowedTools", flags->disallowed_tools,
+                 "Rules to deny, e.g. 'bash(git push*)' (comma-separated or repeated)")
+      ->allow_extra_args(false);
+  cli.add_option("--sandbox", flags->sandbox,
+                 "Where bash runs: read-only, workspace-write (default for -p) or off")
+      ->check(CLI::IsMember({"read-only", "workspace-write", "off"}));
 
   cli.callback([&cli, &context, flags] {
     if (!cli.get_subcommands().empty()) return;

@@ -46,7 +46,9 @@ void PromptOutput::init(const agent::Agent& agent, const std::vector<std::string
         {"log", agent.log_path().string()},
         {"provider", status.provider},
         {"model", status.model},
-        {"tools", tools}});
+        {"tools", tools},
+        {"permissionMode", status.permission_mode},
+        {"sandbox", status.sandbox}});
 }
 
 void PromptOutput::on_event(const session::Event& event) {
@@ -66,12 +68,41 @@ void PromptOutput::on_event(const session::Event& event) {
     usage_ += usage->usage;
   } else if (const auto* ended = std::get_if<session::TurnEnded>(&event.body)) {
     turn_end_ = *ended;
+  } else if (const auto* result = std::get_if<session::ToolResult>(&event.body)) {
+    note_refusal(*result);
   }
   if (format_ == OutputFormat::stream_json) {
     const std::string encoded = session::encode_line(event);
     std::fwrite(encoded.data(), 1, encoded.size(), stdout);
     std::fflush(stdout);
   }
+}
+
+// A call the permission check did not let run (details.permission): listed
+// in the result, and named on stderr in text mode so a script's user sees
+// why a step did less than asked.
+void PromptOutput::note_refusal(const session::ToolResult& result) {
+  if (!result.details.is_object()) return;
+  const auto permission = result.details.find("permission");
+  if (permission == result.details.end() || !permission->is_object()) return;
+  const auto text = [&](const char* key) {
+    const auto it = permission->find(key);
+    return it != permission->end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  json refusal{{"callId", result.call_id},
+               {"toolName", result.tool_name},
+               {"verdict", text("verdict")},
+               {"reason", text("reason")}};
+  if (const std::string rule = text("rule"); !rule.empty()) refusal["rule"] = rule;
+  if (format_ == OutputFormat::text) {
+    std::fprintf(stderr, "ava: %s not run: %s\n", result.tool_name.c_str(),
+                 text("verdict") == "ask" ? ("it needs approval (" + text("reason") +
+                                             "); allow it with "
+                                             "--allowed-tools or --permission-mode")
+                                                .c_str()
+                                          : text("reason").c_str());
+  }
+  refusals_.push_back(std::move(refusal));
 }
 
 void PromptOutput::on_live(const agent::LiveEvent& event) {
@@ -115,6 +146,9 @@ Result<int> PromptOutput::finish(const agent::Agent& agent, const llm::ModelInfo
           {"steps", steps_},
           {"durationMs", duration_ms},
           {"usage", usage_json(usage_)},
+          {"permissionMode", status.permission_mode},
+          {"sandbox", status.sandbox},
+          {"permissionDenials", refusals_},
           {"costUsd", model.known ? json(cost) : json()}});
   }
   std::fflush(stdout);

@@ -34,6 +34,7 @@ class PromptOutput {
 
  private:
   void line(const nlohmann::json& object);
+  void note_refusal(const session::ToolResult& result);
 
   OutputFormat format_;
   bool verbose_;
@@ -42,7 +43,8 @@ class PromptOutput {
   std::optional<session::TurnEnded> turn_end_;
   std::string turn_id_;
   int steps_ = 0;
-  llm::Usage usage_;  // of this run's turns
+  llm::Usage usage_;                                   // of this run's turns
+  nlohmann::json refusals_ = nlohmann::json::array();  // calls the permission check refused
 };
 
 }  // namespace ava::cli

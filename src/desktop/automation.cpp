@@ -39,6 +39,29 @@ void Automation::finish(int code, const QString& message) {
   QCoreApplication::exit(code);
 }
 
+// A call waits for a person: once the card is laid out, a screenshot, then
+// the card's "allow once" answer (what its button and the Y key call; the
+// QML test clicks and types them). True while waiting.
+bool Automation::answer_approval() {
+  if (workbench_->conversation()->waitingApprovals() == 0) {
+    approval_ticks_ = 0;
+    return false;
+  }
+  auto* card = window_->findChild<QQuickItem*>(QStringLiteral("approvalCard"));
+  if (card == nullptr || card->height() < 1 || ++approval_ticks_ < 5) return true;
+  if (approval_ticks_ > 5) return true;  // answered; the decision is on its way
+  if (!options_.approval_screenshot.isEmpty()) {
+    const QImage image = window_->grabWindow();
+    if (image.isNull() || !image.save(options_.approval_screenshot)) {
+      finish(4, QStringLiteral("cannot save the screenshot to ") + options_.approval_screenshot);
+      return true;
+    }
+  }
+  QMetaObject::invokeMethod(card, "allowOnce");
+  ++approvals_answered_;
+  return true;
+}
+
 // A small state machine driven by the poll timer, so that each stage waits
 // for what the previous one caused (the server's answer, the view's rows).
 void Automation::step() {
@@ -67,6 +90,7 @@ void Automation::step() {
     QMetaObject::invokeMethod(window_, "automationSend", Q_ARG(QVariant, options_.prompt));
     stage_ = QStringLiteral("answer");
   } else if (stage_ == QStringLiteral("answer")) {
+    if (answer_approval()) return;
     bool tool_done = false;
     bool answered = false;
     for (const auto& item : conversation->items()) {
@@ -94,11 +118,12 @@ void Automation::step() {
       if (image.isNull() || !image.save(options_.screenshot))
         return finish(4, QStringLiteral("cannot save the screenshot to ") + options_.screenshot);
     }
-    finish(0, QStringLiteral("%1; rows=%2 lastSeq=%3 screenshot=%4")
+    finish(0, QStringLiteral("%1; rows=%2 lastSeq=%3 approvals=%4 screenshot=%5")
                   .arg(options_.open_conversation.isEmpty() ? QStringLiteral("answered")
                                                             : QStringLiteral("opened"))
                   .arg(conversation->rowCount())
                   .arg(conversation->lastSeq())
+                  .arg(approvals_answered_)
                   .arg(options_.screenshot));
   }
 }

@@ -15,9 +15,13 @@ class Workbench;
 // performance figures: what a user would do, through the same QML paths
 // (the prompt goes through the composer), then a screenshot or a report.
 struct AutomationOptions {
-  QString project;             // register this folder and start a conversation in it
-  QString prompt;              // typed into the composer and sent
-  QString screenshot;          // saved once the answer and a finished tool card are shown
+  QString project;     // register this folder and start a conversation in it
+  QString prompt;      // typed into the composer and sent
+  QString screenshot;  // saved once the answer and a finished tool card are shown
+  // A call waiting for approval is answered "allow once" through the card
+  // (its allowOnce(), what the button and the Y key call); this screenshot
+  // is saved first.
+  QString approval_screenshot;
   QString open_conversation;   // select this conversation
   bool report_loaded = false;  // print RSS and rows once its history is loaded, then quit
   int timeout_ms = 60000;
@@ -37,6 +41,7 @@ class Automation : public QObject {
  private:
   void step();
   void finish(int code, const QString& message);
+  bool answer_approval();
 
   AutomationOptions options_;
   Workbench* workbench_;
@@ -45,6 +50,8 @@ class Automation : public QObject {
   QElapsedTimer elapsed_;
   QString stage_ = QStringLiteral("connecting");
   int settle_ticks_ = 0;
+  int approval_ticks_ = 0;
+  int approvals_answered_ = 0;
 };
 
 // Resident set size of this process in KiB (/proc/self/status VmRSS).

@@ -151,6 +151,7 @@ void ConversationModel::clear(const QString& conversation_id) {
   live_text_.clear();
   live_thinking_.clear();
   input_tokens_ = output_tokens_ = cache_read_tokens_ = 0;
+  permission_mode_.clear();
   conversation_id_ = conversation_id;
   endResetModel();
   emit conversationChanged();
@@ -245,6 +246,14 @@ void ConversationModel::apply_one(const json& event) {
     cache_read_tokens_ += num(usage, "cache_read_tokens");
   } else if (type == "turn_end") {
     apply_turn_end(event);
+  } else if (type == "approval_requested") {
+    apply_approval_requested(event);
+  } else if (type == "approval_decided") {
+    apply_approval_decided(event);
+  } else if (type == "permission_mode") {
+    permission_mode_ = qs(str(event, "mode"));
+    notice(seq, QStringLiteral("info"),
+           QStringLiteral("Permission mode set to %1").arg(permission_mode_));
   } else if (type == "paused") {
     notice(seq, QStringLiteral("info"), QStringLiteral("Paused"));
   } else if (type == "resumed") {
@@ -352,6 +361,7 @@ void ConversationModel::apply_tool_result(const json& event) {
   }
   auto& item = items_[found->second];
   item.status = status;
+  item.approval_id.clear();
   item.output = content_text(event.value("content", json()));
   describe_result(item, details);
   touch(found->second);
@@ -364,8 +374,10 @@ void ConversationModel::apply_turn_end(const json& event) {
   if (live_turn_ == turn) clear_live();
   for (const auto& [call, index] : call_index_) {
     auto& item = items_[index];
-    if (item.turn_id == turn && item.status == QStringLiteral("running")) {
+    if (item.turn_id == turn &&
+        (item.status == QStringLiteral("running") || item.status == QStringLiteral("waiting"))) {
       item.status = QStringLiteral("interrupted");
+      item.approval_id.clear();
       touch(index);
     }
   }

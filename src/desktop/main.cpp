@@ -60,6 +60,10 @@ int main(int argc, char** argv) {
   QCommandLineOption screenshot(QStringLiteral("e2e-screenshot"),
                                 QStringLiteral("Automation: save the window once answered"),
                                 QStringLiteral("png"));
+  QCommandLineOption approval_shot(
+      QStringLiteral("e2e-approval-screenshot"),
+      QStringLiteral("Automation: save the window when a call waits for approval, then allow it"),
+      QStringLiteral("png"));
   QCommandLineOption open(QStringLiteral("open-conversation"),
                           QStringLiteral("Select this conversation at start"),
                           QStringLiteral("id"));
@@ -69,8 +73,8 @@ int main(int argc, char** argv) {
   QCommandLineOption theme(QStringLiteral("theme"),
                            QStringLiteral("system, light or dark (instead of the saved choice)"),
                            QStringLiteral("mode"));
-  cli.addOptions({no_autostart, ava_bin, timing, exit_first, project, prompt, screenshot, open,
-                  report, theme});
+  cli.addOptions({no_autostart, ava_bin, timing, exit_first, project, prompt, screenshot,
+                  approval_shot, open, report, theme});
   cli.process(app);
 
   auto home = ava::base::Home::resolve();
@@ -135,6 +139,7 @@ int main(int argc, char** argv) {
   AutomationOptions automation_options{.project = cli.value(project),
                                        .prompt = cli.value(prompt),
                                        .screenshot = cli.value(screenshot),
+                                       .approval_screenshot = cli.value(approval_shot),
                                        .open_conversation = cli.value(open),
                                        .report_loaded = cli.isSet(report)};
   Automation automation(automation_options, &workbench, window);

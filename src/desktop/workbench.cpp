@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QUrl>
 #include <QUrlQuery>
 #include <nlohmann/json.hpp>
 
@@ -303,6 +304,29 @@ void Workbench::setModel(const QString& provider, const QString& model) {
                    });
 }
 
+void Workbench::decideApproval(const QString& approvalId, const QString& decision,
+                               const QString& scope, const QString& rule, const QString& message) {
+  if (conversationId().isEmpty() || approvalId.isEmpty()) return;
+  QJsonObject body{{"decision", decision}, {"scope", scope}};
+  if (!rule.isEmpty()) body["rule"] = rule;
+  if (!message.isEmpty()) body["message"] = message;
+  connection_.send(
+      "POST",
+      QStringLiteral("/api/conversations/%1/approvals/%2")
+          .arg(conversationId(), QString::fromLatin1(QUrl::toPercentEncoding(approvalId))),
+      body_of(body), [this](const Reply& reply) {
+        if (reply.status != 0 && !reply.ok()) fail(error_of(reply));
+      });
+}
+
+void Workbench::setPermissionMode(const QString& mode) {
+  if (conversationId().isEmpty()) return;
+  connection_.send("PUT", QStringLiteral("/api/conversations/%1/permissions").arg(conversationId()),
+                   body_of({{"mode", mode}}), [this](const Reply& reply) {
+                     if (reply.status != 0 && !reply.ok()) fail(error_of(reply));
+                   });
+}
+
 void Workbench::patch(const QString& id, const QByteArray& body) {
   connection_.send("PATCH", QStringLiteral("/api/conversations/%1").arg(id), body,
                    [this](const Reply& reply) {
@@ -384,6 +408,8 @@ void Workbench::on_status_events(const std::vector<transport::SseEvent>& batch) 
       list_refresh_.start();
       continue;
     }
+    // The list shows who waits for a person; its rows come from the list route.
+    if (event.event == "state") list_refresh_.start();
     conversation_.apply_status(qs(event.event), json);
   }
 }

@@ -34,6 +34,11 @@ class McpTool final : public tool::Tool {
     spec_.parameters.erase("$schema");
     if (!spec_.parameters.contains("type")) spec_.parameters["type"] = "object";
     spec_.category = tool::Category::mcp;
+    // The server's hint: permissions count such a tool's calls as reads.
+    if (info_.annotations.is_object()) {
+      const auto hint = info_.annotations.find("readOnlyHint");
+      spec_.read_only = hint != info_.annotations.end() && hint->is_boolean() && hint->get<bool>();
+    }
   }
 
   const tool::ToolSpec& spec() const override { return spec_; }

@@ -1,9 +1,16 @@
 #include "ava/policy/settings.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "ava/base/json.hpp"
 #include "ava/base/private_file.hpp"
+#include "ava/base/unique_fd.hpp"
 
 namespace ava::policy {
 namespace {
@@ -37,9 +44,59 @@ Result<void> add_rules(Effective& out, Verdict list, const json& block, const ch
   return {};
 }
 
-Result<void> add_file(Effective& out, const fs::path& file) {
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return {};
+Result<void> check_sandbox_mode(const std::string& mode, const std::string& source) {
+  if (mode == "read-only" || mode == "workspace-write" || mode == "off") return {};
+  return fail(ErrorCode::invalid_argument, source + ": unknown sandbox mode \"" +
+                                               mode.substr(0, 100) +
+                                               "\": use read-only, workspace-write or off");
+}
+
+Result<void> add_sandbox(Effective& out, const json& document, const std::string& source) {
+  auto block = document.find("sandbox");
+  if (block == document.end() || block->is_null()) return {};
+  SandboxSettings& sandbox = out.sandbox;
+  if (block->is_string()) {
+    AVA_TRY_VOID(check_sandbox_mode(block->get<std::string>(), source));
+    sandbox.mode = block->get<std::string>();
+    sandbox.source = source;
+    return {};
+  }
+  if (!block->is_object()) {
+    return fail(ErrorCode::invalid_argument,
+                source + ": sandbox must be a mode or an object {\"mode\", \"network\"}");
+  }
+  if (auto mode = block->find("mode"); mode != block->end() && !mode->is_null()) {
+    if (!mode->is_string()) {
+      return fail(ErrorCode::invalid_argument, source + ": sandbox.mode must be a string");
+    }
+    AVA_TRY_VOID(check_sandbox_mode(mode->get<std::string>(), source));
+    sandbox.mode = mode->get<std::string>();
+    sandbox.source = source;
+  }
+  if (auto network = block->find("network"); network != block->end() && !network->is_null()) {
+    if (!network->is_boolean()) {
+      return fail(ErrorCode::invalid_argument, source + ": sandbox.network must be true or false");
+    }
+    sandbox.network = network->get<bool>();
+  }
+  if (auto roots = block->find("writableRoots"); roots != block->end() && !roots->is_null()) {
+    if (!roots->is_array()) {
+      return fail(ErrorCode::invalid_argument,
+                  source + ": sandbox.writableRoots must be a list of folders");
+    }
+    for (const auto& root : *roots) {
+      if (!root.is_string() || root.get_ref<const std::string&>().empty() ||
+          !fs::path(root.get_ref<const std::string&>()).is_absolute()) {
+        return fail(ErrorCode::invalid_argument,
+                    source + ": sandbox.writableRoots holds an entry that is not an absolute path");
+      }
+      sandbox.writable_roots.push_back(root.get<std::string>());
+    }
+  }
+  return {};
+}
+
+Result<json> read_settings_document(const fs::path& file) {
   const std::string source = file.string();
   AVA_TRY(const std::string text, base::read_file_limited(file, max_settings_bytes));
   auto document =
@@ -48,6 +105,16 @@ Result<void> add_file(Effective& out, const fs::path& file) {
   if (!document->is_object()) {
     return fail(ErrorCode::invalid_argument, source + ": settings must be a JSON object");
   }
+  return std::move(*document);
+}
+
+Result<void> add_file(Effective& out, const fs::path& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return {};
+  const std::string source = file.string();
+  AVA_TRY(const json settings, read_settings_document(file));
+  const json* document = &settings;
+  AVA_TRY_VOID(add_sandbox(out, *document, source));
   auto block = document->find("permissions");
   if (block == document->end() || block->is_null()) return {};
   if (!block->is_object()) {
@@ -98,7 +165,51 @@ Result<Effective> load_permissions(const fs::path& home, const fs::path& project
     out.rules.mode = *flags.mode;
     out.mode_source = "--permission-mode";
   }
+  if (flags.sandbox) {
+    AVA_TRY_VOID(check_sandbox_mode(*flags.sandbox, "--sandbox"));
+    out.sandbox.mode = *flags.sandbox;
+    out.sandbox.source = "--sandbox";
+  }
   return out;
+}
+
+fs::path project_rules_file(const fs::path& project) {
+  return project / ".ava" / "settings.local.json";
+}
+
+Result<void> add_project_rule(const fs::path& project, Verdict list, const std::string& rule) {
+  AVA_TRY_VOID(parse_rule(rule));
+  const fs::path file = project_rules_file(project);
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec)
+    return fail(ErrorCode::io,
+                "cannot create " + file.parent_path().string() + ": " + ec.message());
+  // One writer at a time across processes: the backend and `ava` may both add.
+  const fs::path lock_path = file.parent_path() / ".settings.local.json.lock";
+  base::UniqueFd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!lock.valid()) return base::fail_errno("open " + lock_path.string(), errno);
+  while (::flock(lock.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) return base::fail_errno("lock " + lock_path.string(), errno);
+  }
+  json document = json::object();
+  if (fs::exists(file, ec)) {
+    AVA_TRY(document, read_settings_document(file));
+  }
+  json& block = document["permissions"];
+  if (block.is_null()) block = json::object();
+  if (!block.is_object()) {
+    return fail(ErrorCode::invalid_argument, file.string() + ": permissions must be an object");
+  }
+  json& rules = block[std::string(to_string(list))];
+  if (rules.is_null()) rules = json::array();
+  if (!rules.is_array()) {
+    return fail(ErrorCode::invalid_argument, file.string() + ": permissions." +
+                                                 std::string(to_string(list)) +
+                                                 " must be a list of rules");
+  }
+  if (std::ranges::find(rules, json(rule)) == rules.end()) rules.push_back(rule);
+  return base::write_private_file(file, document.dump(2) + "\n");
 }
 
 }  // namespace ava::policy

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -137,8 +138,24 @@ Result<Child> spawn(const SpawnOptions& options) {
   auto env_strings = build_environment(options);
   auto argv = sys::c_strings(argv_strings);
   auto envp = sys::c_strings(env_strings);
-  const int rc = ::posix_spawnp(&child.pid, argv[0], &actions.value, &attributes.value, argv.data(),
-                                envp.data());
+  int rc = 0;
+  if (options.sandbox.mode == SandboxMode::off) {
+    rc = ::posix_spawnp(&child.pid, argv[0], &actions.value, &attributes.value, argv.data(),
+                        envp.data());
+  } else {
+    // A thread of its own takes the restrictions (they cannot be undone) and
+    // starts the child, which inherits them; this process stays free.
+    Result<void> restricted;
+    std::thread starter([&] {
+      restricted = restrict_this_thread(options.sandbox);
+      if (restricted) {
+        rc = ::posix_spawnp(&child.pid, argv[0], &actions.value, &attributes.value, argv.data(),
+                            envp.data());
+      }
+    });
+    starter.join();
+    if (!restricted) return std::unexpected(std::move(restricted).error());
+  }
   if (rc != 0) return base::fail_errno(fmt::format("spawn {}", options.argv[0]), rc);
 
   auto pidfd = sys::pidfd_open(child.pid);

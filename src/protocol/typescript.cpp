@@ -131,6 +131,40 @@ std::vector<ObjectShape> build_objects() {
        {required_field("dropped_bytes", "number"), optional_field("torn_file", "string"),
         required_field("notes", "string[]")},
        "EventBase"},
+      {"ApprovalRequestedEvent",
+       "approval_requested: a tool call waits for a person (docs/permissions.md)",
+       {required_field("approval_id", "string"), required_field("turn_id", "string"),
+        required_field("step", "number"), required_field("call_id", "string"),
+        required_field("tool_name", "string"),
+        required_field("arguments", "Record<string, unknown>"),
+        required_field("category", "string"), required_field("reason", "string"),
+        optional_field("rule", "string"), required_field("suggested_rules", "string[]")},
+       "EventBase"},
+      {"ApprovalDecidedEvent",
+       "approval_decided: a person's answer",
+       {required_field("approval_id", "string"), required_field("call_id", "string"),
+        required_field("decision", "\"allow\" | \"deny\""),
+        required_field("scope", "\"once\" | \"conversation\" | \"project\""),
+        optional_field("rule", "string"), optional_field("message", "string")},
+       "EventBase"},
+      {"PermissionModeEvent",
+       "permission_mode: the mode a person chose for the conversation",
+       {required_field("mode", "string")},
+       "EventBase"},
+      {"HookEvent",
+       "hook: one hook command's run",
+       {required_field("hook", "string"), required_field("command", "string"),
+        optional_field("turn_id", "string"), optional_field("call_id", "string"),
+        required_field("duration_ms", "number"), required_field("outcome", "string"),
+        required_field("exit_code", "number"), optional_field("reason", "string"),
+        optional_field("output", "string")},
+       "EventBase"},
+      // Permissions of a conversation.
+      object_shape<PendingApproval>(),
+      object_shape<ApprovalDecisionRequest>(),
+      object_shape<PermissionModeRequest>(),
+      object_shape<PermissionRule>(),
+      object_shape<PermissionsView>(),
       // Lists, models and settings, usage.
       object_shape<ProjectList>(),
       object_shape<ConversationList>(),
@@ -178,14 +212,17 @@ std::vector<ObjectShape> build_objects() {
 const std::vector<AliasShape>& api_aliases() {
   static const std::vector<AliasShape> aliases{
       {"DriverState", "A driver's lifecycle.",
-       R"("idle" | "running" | "pausing" | "paused" | "aborting" | "closed")"},
+       R"("idle" | "running" | "waiting" | "pausing" | "paused" | "aborting" | "closed")"},
       alias_shape<InputKind>(),
+      alias_shape<ApprovalDecision>(),
+      alias_shape<ApprovalScope>(),
       {"ConversationEvent", "A durable event; unknown future kinds arrive as EventBase.",
        "SessionStartEvent | InputEvent | InputClaimedEvent | TurnStartEvent | TurnEndEvent | "
        "StepStartEvent | "
        "StepEndEvent | AssistantEvent | ToolResultEvent | UsageEvent | ModelChangedEvent | "
        "CompactionEvent | "
-       "ErrorEvent | RecoveredEvent | (EventBase & Record<string, unknown>)"},
+       "ErrorEvent | RecoveredEvent | ApprovalRequestedEvent | ApprovalDecidedEvent | "
+       "PermissionModeEvent | HookEvent | (EventBase & Record<string, unknown>)"},
       {"StatusMessage", "A message of the status stream.",
        "StateMessage | DeltaMessage | ToolMessage | SummaryMessage | CatalogMessage | "
        "SnapshotMessage"},

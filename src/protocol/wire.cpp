@@ -129,6 +129,27 @@ Result<CreateProject> parse_create_project(const json& value) {
 
 Result<ModelRef> parse_model_ref(const json& value) { return from_json<ModelRef>(value, "model"); }
 
+Result<void> Shape<ApprovalDecisionRequest>::check(const ApprovalDecisionRequest& request) {
+  if (request.rule.size() > 4096) {
+    return fail(ErrorCode::invalid_argument, "rule is longer than 4,096 characters");
+  }
+  if (request.message.size() > 4096) {
+    return fail(ErrorCode::invalid_argument, "message is longer than 4,096 characters");
+  }
+  if (request.decision == ApprovalDecision::deny && request.scope != ApprovalScope::once) {
+    return fail(ErrorCode::invalid_argument, "a denial is for this call only (scope once)");
+  }
+  return {};
+}
+
+Result<ApprovalDecisionRequest> parse_approval_decision(const json& value) {
+  return from_json<ApprovalDecisionRequest>(value);
+}
+
+Result<PermissionModeRequest> parse_permission_mode(const json& value) {
+  return from_json<PermissionModeRequest>(value);
+}
+
 Result<ProviderUpdateRequest> parse_provider_update(const json& value) {
   return from_json<ProviderUpdateRequest>(value);
 }

@@ -91,6 +91,7 @@ httpd::HttpResponse shaped_response(int status, const T& body) {
   return httpd::json_response(status, protocol::to_json(body));
 }
 protocol::DriverStatus driver_status(const agent::Status& status);
+std::vector<protocol::PendingApproval> pending_approvals(const agent::Status& status);
 protocol::LoadedDriver loaded_driver(const LiveConversation& live);
 // The registry's record plus whether it is loaded (and, loaded, its seq).
 protocol::ConversationView conversation_view(const ApiContext& context,

@@ -44,7 +44,28 @@ protocol::DriverStatus driver_status(const agent::Status& status) {
                     .cache_write_tokens = usage.cache_write_tokens,
                     .reasoning_tokens = usage.reasoning_tokens},
           .last_seq = static_cast<std::int64_t>(status.last_seq),
-          .last_error = status.last_error};
+          .last_error = status.last_error,
+          .approvals = pending_approvals(status),
+          .permission_mode = status.permission_mode,
+          .sandbox = status.sandbox};
+}
+
+std::vector<protocol::PendingApproval> pending_approvals(const agent::Status& status) {
+  std::vector<protocol::PendingApproval> approvals;
+  for (const auto& request : status.approvals) {
+    approvals.push_back(
+        {.approval_id = request.approval_id,
+         .turn_id = request.turn_id,
+         .step = request.step,
+         .call_id = request.call_id,
+         .tool_name = request.tool_name,
+         .arguments = request.arguments.is_object() ? request.arguments : nlohmann::json::object(),
+         .category = request.category,
+         .reason = request.reason,
+         .rule = request.rule,
+         .suggested_rules = request.suggested_rules});
+  }
+  return approvals;
 }
 
 protocol::LoadedDriver loaded_driver(const LiveConversation& live) {

@@ -5,6 +5,8 @@
 
 #include "ava/base/clock.hpp"
 #include "ava/base/utf8.hpp"
+#include "ava/policy/settings.hpp"
+#include "ava/server/permissions.hpp"
 #include "server/api.hpp"
 
 namespace ava::server {
@@ -175,6 +177,97 @@ Result<httpd::HttpResponse> context_report(const ApiContext& context,
                                    .unpaired_calls = report.unpaired_calls});
 }
 
+// The project folder of a registered conversation.
+Result<std::filesystem::path> project_of(const ApiContext& context, const std::string& id) {
+  auto conversation = context.registry->conversation(id);
+  if (!conversation) return fail(ErrorCode::not_found, "no conversation " + id);
+  auto project = context.registry->project(conversation->project_id);
+  if (!project) return fail(ErrorCode::not_found, "no project " + conversation->project_id);
+  return std::filesystem::path(project->path);
+}
+
+Result<httpd::HttpResponse> decide_approval(const ApiContext& context,
+                                            const httpd::HttpRequest& request) {
+  const std::string& id = request.params[0];
+  const std::string& approval_id = request.params[1];
+  AVA_TRY(auto body, json_body(request));
+  AVA_TRY(auto parsed, protocol::parse_approval_decision(body));
+  AVA_TRY(auto live, context.host->open(id));
+  agent::Agent& agent = *live->agent;
+  agent::ApprovalAnswer answer{.decision = parsed.decision == protocol::ApprovalDecision::allow
+                                               ? session::ApprovalDecision::allow
+                                               : session::ApprovalDecision::deny,
+                               .scope = parsed.scope == protocol::ApprovalScope::project
+                                            ? session::ApprovalScope::project
+                                        : parsed.scope == protocol::ApprovalScope::conversation
+                                            ? session::ApprovalScope::conversation
+                                            : session::ApprovalScope::once,
+                               .rule = parsed.rule,
+                               .message = parsed.message};
+  if (answer.decision == session::ApprovalDecision::allow &&
+      answer.scope == session::ApprovalScope::project) {
+    // The rule goes to the project's settings first, so a decision is only
+    // recorded once what it promises is written; the agent applies it too.
+    const auto status = agent.status();
+    const auto pending =
+        std::ranges::find(status.approvals, approval_id, &session::ApprovalRequested::approval_id);
+    if (pending == status.approvals.end()) {
+      return fail(ErrorCode::conflict, "no pending approval " + approval_id.substr(0, 64) +
+                                           " (unknown, already decided, or its call was answered)");
+    }
+    if (answer.rule.empty() && !pending->suggested_rules.empty()) {
+      answer.rule = pending->suggested_rules.front();
+    }
+    if (answer.rule.empty()) {
+      return fail(ErrorCode::invalid_argument, "no rule to grant for this call: name one");
+    }
+    AVA_TRY(auto project, project_of(context, id));
+    AVA_TRY_VOID(policy::add_project_rule(project, policy::Verdict::allow, answer.rule));
+  }
+  AVA_TRY_VOID(agent.decide(approval_id, answer));
+  return shaped_response(200, driver_status(agent.status()));
+}
+
+Result<httpd::HttpResponse> show_permissions(const ApiContext& context,
+                                             const httpd::HttpRequest& request) {
+  const std::string& id = request.params[0];
+  AVA_TRY(auto project, project_of(context, id));
+  AVA_TRY(auto loaded, load_conversation_permissions(*context.home, project, {}, {}));
+  AVA_TRY(auto live, context.host->open(id));
+  const auto status = live->agent->status();
+  protocol::PermissionsView view{.mode = status.permission_mode,
+                                 .mode_source = loaded.effective.mode_source,
+                                 .sandbox = status.sandbox,
+                                 .sandbox_support = proc::sandbox_support().describe(),
+                                 .rules = {}};
+  if (view.mode != std::string(policy::to_string(loaded.effective.rules.mode))) {
+    view.mode_source = "this conversation";
+  }
+  for (const auto list : {policy::Verdict::deny, policy::Verdict::ask, policy::Verdict::allow}) {
+    for (const auto& listed : loaded.effective.listed) {
+      if (listed.list != list) continue;
+      view.rules.push_back({.list = std::string(policy::to_string(list)),
+                            .rule = listed.rule.text,
+                            .source = listed.source});
+    }
+  }
+  // Rules a person granted while deciding approvals come after the files'.
+  for (const auto& rule : status.granted_rules) {
+    view.rules.push_back({.list = "allow", .rule = rule, .source = "this conversation"});
+  }
+  return shaped_response(200, view);
+}
+
+Result<httpd::HttpResponse> set_permissions(const ApiContext& context,
+                                            const httpd::HttpRequest& request) {
+  AVA_TRY(auto body, json_body(request));
+  AVA_TRY(auto parsed, protocol::parse_permission_mode(body));
+  AVA_TRY(const auto mode, policy::parse_mode(parsed.mode));
+  AVA_TRY(auto live, context.host->open(request.params[0]));
+  AVA_TRY_VOID(live->agent->set_permission_mode(mode));
+  return shaped_response(200, driver_status(live->agent->status()));
+}
+
 }  // namespace
 
 void add_conversation_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context) {
@@ -198,6 +291,10 @@ void add_conversation_routes(httpd::Router& router, const std::shared_ptr<ApiCon
   router.add("PUT", "/api/conversations/{id}/model", answer(with(context, set_model)));
   router.add("GET", "/api/conversations/{id}/status", answer(with(context, status)));
   router.add("GET", "/api/conversations/{id}/context", answer(with(context, context_report)));
+  router.add("POST", "/api/conversations/{id}/approvals/{approval}",
+             answer(with(context, decide_approval)));
+  router.add("GET", "/api/conversations/{id}/permissions", answer(with(context, show_permissions)));
+  router.add("PUT", "/api/conversations/{id}/permissions", answer(with(context, set_permissions)));
 }
 
 }  // namespace ava::server

@@ -9,6 +9,7 @@
 #include "ava/base/id.hpp"
 #include "ava/capabilities/mcp_tool_source.hpp"
 #include "ava/capabilities/skill_availability.hpp"
+#include "ava/server/permissions.hpp"
 #include "ava/session/codec.hpp"
 #include "ava/transport/sse.hpp"
 
@@ -103,6 +104,11 @@ Result<protocol::Conversation> ConversationHost::create(
     std::lock_guard lock(mutex_);
     if (closing_) return fail(ErrorCode::unavailable, "the server is shutting down");
   }
+  std::optional<policy::Mode> mode;
+  if (!request.permission_mode.empty()) {
+    AVA_TRY(mode, policy::parse_mode(request.permission_mode));
+  }
+  AVA_TRY(auto permissions, load_conversation_permissions(options_.home, project->path, {}, {}));
   AVA_TRY_VOID(options_.home.ensure_dir("sessions"));
   const std::string id = base::new_id();
   agent::AgentOptions agent_options;
@@ -113,8 +119,11 @@ Result<protocol::Conversation> ConversationHost::create(
   agent_options.disabled_skills = capabilities::disabled_skills_for(options_.home, project->path);
   agent_options.tool_source = tool_source_for(project->path);
   agent_options.limits = options_.limits;
+  agent_options.permissions = std::move(permissions.options);
   AVA_TRY(auto created,
           agent::Agent::create(options_.executor, log_path(id), std::move(agent_options)));
+  // Recorded in the log, so the conversation keeps it when it is reopened.
+  if (mode) AVA_TRY_VOID(created->set_permission_mode(*mode));
   const auto status = created->status();
   const std::int64_t now = base::unix_ms_now();
   protocol::Conversation conversation{.id = id,
@@ -157,6 +166,12 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::open(const std::stri
       agent_options.disabled_skills =
           capabilities::disabled_skills_for(options_.home, project->path);
       agent_options.tool_source = tool_source_for(project->path);
+      auto permissions = load_conversation_permissions(options_.home, project->path, {}, {});
+      if (!permissions) {
+        return fail(permissions.error().code,
+                    "cannot open conversation " + id + ": " + permissions.error().message);
+      }
+      agent_options.permissions = std::move(permissions->options);
     }
   }
   auto opened = agent::Agent::create_at(options_.executor, log_path(id), std::move(agent_options));
@@ -237,8 +252,10 @@ asio::awaitable<void> ConversationHost::close_all() {
     closing_ = true;
     closing.swap(loaded_);
   }
-  // Abort everything first so running tools stop in parallel, then wait.
-  for (auto& [id, live] : closing) (void)live->agent->abort();
+  // Start every close first so running tools stop in parallel, then wait.
+  // (Closing, unlike an abort, leaves a call that waits for an approval
+  // pending in the log: the next backend asks again.)
+  for (auto& [id, live] : closing) live->agent->begin_close();
   for (auto& [id, live] : closing) {
     auto closed = co_await live->agent->close();
     if (!closed) spdlog::error("conversation {}: close failed: {}", id, closed.error().message);

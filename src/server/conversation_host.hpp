@@ -78,8 +78,9 @@ class ConversationHost {
   std::vector<std::shared_ptr<LiveConversation>> loaded() const;
   std::filesystem::path log_path(const std::string& id) const;
 
-  // Shutdown: refuses further loads, aborts every running turn, then closes
-  // each agent (tool calls paired, logs synced) and ends its event streams.
+  // Shutdown: refuses further loads, aborts every running turn (a call
+  // waiting for an approval stays pending), then closes each agent (tool
+  // calls paired, logs synced) and ends its event streams.
   boost::asio::awaitable<void> close_all();
 
  private:

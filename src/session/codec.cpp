@@ -35,6 +35,12 @@ constexpr std::pair<ToolStatus, std::string_view> kToolStatuses[] = {
     {ToolStatus::skipped, "skipped"}};
 constexpr std::pair<InputKind, std::string_view> kInputKinds[] = {{InputKind::followup, "followup"},
                                                                   {InputKind::steer, "steer"}};
+constexpr std::pair<ApprovalDecision, std::string_view> kDecisions[] = {
+    {ApprovalDecision::allow, "allow"}, {ApprovalDecision::deny, "deny"}};
+constexpr std::pair<ApprovalScope, std::string_view> kScopes[] = {
+    {ApprovalScope::once, "once"},
+    {ApprovalScope::conversation, "conversation"},
+    {ApprovalScope::project, "project"}};
 
 template <class Enum, std::size_t N, class Reader>
 Enum parse_enum(const std::pair<Enum, std::string_view> (&table)[N], const std::string& text,
@@ -129,6 +135,43 @@ json encode_body(const EventBody& body) {
             if (!e.torn_file.empty()) o["torn_file"] = e.torn_file;
             return o;
           },
+          [](const ApprovalRequested& e) -> json {
+            json o = {{"approval_id", e.approval_id},
+                      {"arguments", e.arguments},
+                      {"call_id", e.call_id},
+                      {"category", e.category},
+                      {"reason", e.reason},
+                      {"step", e.step},
+                      {"suggested_rules", e.suggested_rules},
+                      {"tool_name", e.tool_name},
+                      {"turn_id", e.turn_id}};
+            if (!e.rule.empty()) o["rule"] = e.rule;
+            return o;
+          },
+          [](const ApprovalDecided& e) -> json {
+            json o = {{"approval_id", e.approval_id},
+                      {"call_id", e.call_id},
+                      {"decision", to_string(e.decision)},
+                      {"scope", to_string(e.scope)}};
+            if (!e.rule.empty()) o["rule"] = e.rule;
+            if (!e.message.empty()) o["message"] = e.message;
+            return o;
+          },
+          [](const PermissionModeChanged& e) -> json {
+            return {{"mode", e.mode}};
+          },
+          [](const HookRan& e) -> json {
+            json o = {{"command", e.command},
+                      {"duration_ms", e.duration_ms},
+                      {"exit_code", e.exit_code},
+                      {"hook", e.hook},
+                      {"outcome", e.outcome}};
+            if (!e.call_id.empty()) o["call_id"] = e.call_id;
+            if (!e.turn_id.empty()) o["turn_id"] = e.turn_id;
+            if (!e.reason.empty()) o["reason"] = e.reason;
+            if (!e.output.empty()) o["output"] = e.output;
+            return o;
+          },
           [](const UnknownEvent& e) -> json { return e.raw; },
       },
       body);
@@ -137,6 +180,19 @@ json encode_body(const EventBody& body) {
 template <class Reader>
 int read_step(Reader& r) {
   return static_cast<int>(r.integer("step"));
+}
+
+template <class Reader, class Array>
+std::vector<std::string> read_strings(const Array& items, const char* field, Reader& r) {
+  std::vector<std::string> strings;
+  for (const auto& item : items) {
+    if (!item.is_string()) {
+      r.fail(fmt::format("{} must hold strings", field));
+      break;
+    }
+    strings.push_back(item.template get<std::string>());
+  }
+  return strings;
 }
 
 // The one mapping per known kind, shared by the DOM path (FieldReader) and
@@ -159,13 +215,7 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
     body = std::move(e);
   } else if (type == "input_claimed") {
     InputClaimed e{.turn_id = r.string("turn_id"), .step = read_step(r)};
-    for (const auto& id : r.array("input_ids")) {
-      if (!id.is_string()) {
-        r.fail("input_ids must hold strings");
-        break;
-      }
-      e.input_ids.push_back(id.template get<std::string>());
-    }
+    e.input_ids = read_strings(r.array("input_ids"), "input_ids", r);
     body = std::move(e);
   } else if (type == "turn_start") {
     body = TurnStarted{r.string("turn_id")};
@@ -220,6 +270,37 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
       if (note.is_string()) e.notes.push_back(note.template get<std::string>());
     }
     body = std::move(e);
+  } else if (type == "approval_requested") {
+    ApprovalRequested e{.approval_id = r.string("approval_id"),
+                        .turn_id = r.string("turn_id"),
+                        .step = read_step(r),
+                        .call_id = r.string("call_id"),
+                        .tool_name = r.string("tool_name"),
+                        .arguments = to_json(r.optional_any("arguments")),
+                        .category = r.optional_string("category"),
+                        .reason = r.optional_string("reason"),
+                        .rule = r.optional_string("rule")};
+    e.suggested_rules = read_strings(r.optional_array("suggested_rules"), "suggested_rules", r);
+    body = std::move(e);
+  } else if (type == "approval_decided") {
+    body = ApprovalDecided{.approval_id = r.string("approval_id"),
+                           .call_id = r.string("call_id"),
+                           .decision = parse_enum(kDecisions, r.string("decision"), "decision", r),
+                           .scope = parse_enum(kScopes, r.string("scope"), "scope", r),
+                           .rule = r.optional_string("rule"),
+                           .message = r.optional_string("message")};
+  } else if (type == "permission_mode") {
+    body = PermissionModeChanged{r.string("mode")};
+  } else if (type == "hook") {
+    body = HookRan{.hook = r.string("hook"),
+                   .command = r.string("command"),
+                   .turn_id = r.optional_string("turn_id"),
+                   .call_id = r.optional_string("call_id"),
+                   .duration_ms = r.optional_integer("duration_ms"),
+                   .outcome = r.string("outcome"),
+                   .exit_code = r.optional_integer("exit_code"),
+                   .reason = r.optional_string("reason"),
+                   .output = r.optional_string("output")};
   } else {
     return false;
   }
@@ -231,28 +312,35 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
 std::string_view to_string(EndReason reason) { return enum_name(kEndReasons, reason); }
 std::string_view to_string(ToolStatus status) { return enum_name(kToolStatuses, status); }
 std::string_view to_string(InputKind kind) { return enum_name(kInputKinds, kind); }
+std::string_view to_string(ApprovalDecision decision) { return enum_name(kDecisions, decision); }
+std::string_view to_string(ApprovalScope scope) { return enum_name(kScopes, scope); }
 
 std::string_view type_name(const EventBody& body) {
-  return std::visit(Overload{
-                        [](const SessionStarted&) { return std::string_view("session_start"); },
-                        [](const InputAcknowledged&) { return std::string_view("input"); },
-                        [](const InputClaimed&) { return std::string_view("input_claimed"); },
-                        [](const TurnStarted&) { return std::string_view("turn_start"); },
-                        [](const TurnEnded&) { return std::string_view("turn_end"); },
-                        [](const StepStarted&) { return std::string_view("step_start"); },
-                        [](const StepEnded&) { return std::string_view("step_end"); },
-                        [](const AssistantMessage&) { return std::string_view("assistant"); },
-                        [](const ToolResult&) { return std::string_view("tool_result"); },
-                        [](const UsageRecorded&) { return std::string_view("usage"); },
-                        [](const ModelChanged&) { return std::string_view("model_changed"); },
-                        [](const Paused&) { return std::string_view("paused"); },
-                        [](const Resumed&) { return std::string_view("resumed"); },
-                        [](const Compacted&) { return std::string_view("compaction"); },
-                        [](const ErrorOccurred&) { return std::string_view("error"); },
-                        [](const Recovered&) { return std::string_view("recovered"); },
-                        [](const UnknownEvent& e) { return std::string_view(e.type); },
-                    },
-                    body);
+  return std::visit(
+      Overload{
+          [](const SessionStarted&) { return std::string_view("session_start"); },
+          [](const InputAcknowledged&) { return std::string_view("input"); },
+          [](const InputClaimed&) { return std::string_view("input_claimed"); },
+          [](const TurnStarted&) { return std::string_view("turn_start"); },
+          [](const TurnEnded&) { return std::string_view("turn_end"); },
+          [](const StepStarted&) { return std::string_view("step_start"); },
+          [](const StepEnded&) { return std::string_view("step_end"); },
+          [](const AssistantMessage&) { return std::string_view("assistant"); },
+          [](const ToolResult&) { return std::string_view("tool_result"); },
+          [](const UsageRecorded&) { return std::string_view("usage"); },
+          [](const ModelChanged&) { return std::string_view("model_changed"); },
+          [](const Paused&) { return std::string_view("paused"); },
+          [](const Resumed&) { return std::string_view("resumed"); },
+          [](const Compacted&) { return std::string_view("compaction"); },
+          [](const ErrorOccurred&) { return std::string_view("error"); },
+          [](const Recovered&) { return std::string_view("recovered"); },
+          [](const ApprovalRequested&) { return std::string_view("approval_requested"); },
+          [](const ApprovalDecided&) { return std::string_view("approval_decided"); },
+          [](const PermissionModeChanged&) { return std::string_view("permission_mode"); },
+          [](const HookRan&) { return std::string_view("hook"); },
+          [](const UnknownEvent& e) { return std::string_view(e.type); },
+      },
+      body);
 }
 
 json encode(const Event& event) {

@@ -82,6 +82,7 @@ void ContextBuilder::apply(const Event& event) {
                  [&](const TurnEnded&) {
                    context_.open_turn.clear();
                    context_.open_step.reset();
+                   context_.pending_approvals.clear();
                  },
                  [&](const StepStarted& e) { context_.open_step = e.step; },
                  [&](const StepEnded&) { context_.open_step.reset(); },
@@ -96,6 +97,10 @@ void ContextBuilder::apply(const Event& event) {
                  },
                  [&](const ToolResult& e) {
                    std::erase(context_.unpaired_calls, e.call_id);
+                   // An answered call needs no decision any more (abort skipped it).
+                   std::erase_if(context_.pending_approvals, [&](const PendingApproval& p) {
+                     return p.request.call_id == e.call_id;
+                   });
                    // Results answering one assistant message travel in one message.
                    if (!context_.messages.empty() &&
                        context_.messages.back().role == content::Role::tool) {
@@ -115,6 +120,20 @@ void ContextBuilder::apply(const Event& event) {
                  [&](const Compacted& e) { compact(e); },
                  [&](const ErrorOccurred&) {},
                  [&](const Recovered&) {},
+                 [&](const ApprovalRequested& e) {
+                   context_.pending_approvals.push_back({.seq = event.seq, .request = e});
+                 },
+                 [&](const ApprovalDecided& e) {
+                   std::erase_if(context_.pending_approvals, [&](const PendingApproval& p) {
+                     return p.request.approval_id == e.approval_id;
+                   });
+                   if (e.decision == ApprovalDecision::allow && e.scope != ApprovalScope::once &&
+                       !e.rule.empty()) {
+                     context_.granted_rules.push_back(e.rule);
+                   }
+                 },
+                 [&](const PermissionModeChanged& e) { context_.permission_mode = e.mode; },
+                 [&](const HookRan&) {},
                  [&](const UnknownEvent&) {},
              },
              event.body);

@@ -273,6 +273,52 @@ void write_body(const Event& event, std::string& out) {
                    o.ts(event);
                    o.type(type);
                  },
+                 [&](const ApprovalRequested& e) {
+                   o.string("approval_id", e.approval_id);
+                   write_json(e.arguments, o.key("arguments"));
+                   o.string("call_id", e.call_id);
+                   o.string("category", e.category);
+                   o.string("reason", e.reason);
+                   o.optional_string("rule", e.rule);
+                   o.seq(event);
+                   o.number("step", e.step);
+                   write_strings(o.key("suggested_rules"), e.suggested_rules);
+                   o.string("tool_name", e.tool_name);
+                   o.ts(event);
+                   o.string("turn_id", e.turn_id);
+                   o.type(type);
+                 },
+                 [&](const ApprovalDecided& e) {
+                   o.string("approval_id", e.approval_id);
+                   o.string("call_id", e.call_id);
+                   o.string("decision", to_string(e.decision));
+                   o.optional_string("message", e.message);
+                   o.optional_string("rule", e.rule);
+                   o.string("scope", to_string(e.scope));
+                   o.seq(event);
+                   o.ts(event);
+                   o.type(type);
+                 },
+                 [&](const PermissionModeChanged& e) {
+                   o.string("mode", e.mode);
+                   o.seq(event);
+                   o.ts(event);
+                   o.type(type);
+                 },
+                 [&](const HookRan& e) {
+                   o.optional_string("call_id", e.call_id);
+                   o.string("command", e.command);
+                   o.number("duration_ms", e.duration_ms);
+                   o.number("exit_code", e.exit_code);
+                   o.string("hook", e.hook);
+                   o.string("outcome", e.outcome);
+                   o.optional_string("output", e.output);
+                   o.optional_string("reason", e.reason);
+                   o.seq(event);
+                   o.ts(event);
+                   o.optional_string("turn_id", e.turn_id);
+                   o.type(type);
+                 },
                  [&](const UnknownEvent&) {},  // excluded by the caller
              },
              event.body);

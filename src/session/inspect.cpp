@@ -47,6 +47,31 @@ InspectReport inspect_scan(const std::filesystem::path& path, const LogScan& sca
       for (auto& call : report.tool_calls) {
         if (call.call_id == result->call_id) call.status = std::string(to_string(result->status));
       }
+      for (auto& approval : report.approvals) {
+        if (approval.call_id == result->call_id && approval.decision == "pending") {
+          approval.decision = "moot";
+        }
+      }
+    } else if (const auto* asked = std::get_if<ApprovalRequested>(&event.body)) {
+      report.approvals.push_back({.approval_id = asked->approval_id,
+                                  .call_id = asked->call_id,
+                                  .tool_name = asked->tool_name,
+                                  .reason = asked->reason,
+                                  .decision = "pending"});
+    } else if (const auto* decided = std::get_if<ApprovalDecided>(&event.body)) {
+      for (auto& approval : report.approvals) {
+        if (approval.approval_id != decided->approval_id) continue;
+        approval.decision = std::string(to_string(decided->decision));
+        approval.scope = std::string(to_string(decided->scope));
+        approval.message = decided->message;
+      }
+    } else if (const auto* hook = std::get_if<HookRan>(&event.body)) {
+      report.hooks.push_back({.hook = hook->hook,
+                              .command = hook->command,
+                              .call_id = hook->call_id,
+                              .outcome = hook->outcome,
+                              .duration_ms = hook->duration_ms,
+                              .reason = hook->reason});
     } else if (std::holds_alternative<Recovered>(event.body)) {
       ++report.recoveries;
     }
@@ -56,6 +81,7 @@ InspectReport inspect_scan(const std::filesystem::path& path, const LogScan& sca
   report.model = context.model;
   report.unpaired_calls = std::move(context.unpaired_calls);
   report.pending = std::move(context.pending);
+  report.permission_mode = context.permission_mode;
   report.usage = context.usage;
   return report;
 }
@@ -82,6 +108,25 @@ nlohmann::json to_json(const InspectReport& r) {
     pending.push_back(
         {{"inputId", p.input_id}, {"kind", to_string(p.kind)}, {"text", p.text}, {"seq", p.seq}});
   }
+  nlohmann::json approvals = nlohmann::json::array();
+  for (const auto& a : r.approvals) {
+    approvals.push_back({{"approvalId", a.approval_id},
+                         {"callId", a.call_id},
+                         {"toolName", a.tool_name},
+                         {"reason", a.reason},
+                         {"decision", a.decision},
+                         {"scope", a.scope},
+                         {"message", a.message}});
+  }
+  nlohmann::json hooks = nlohmann::json::array();
+  for (const auto& h : r.hooks) {
+    hooks.push_back({{"hook", h.hook},
+                     {"command", h.command},
+                     {"callId", h.call_id},
+                     {"outcome", h.outcome},
+                     {"durationMs", h.duration_ms},
+                     {"reason", h.reason}});
+  }
   nlohmann::json torn = nullptr;
   if (r.torn_tail) {
     torn = {{"offset", r.torn_tail->offset},
@@ -99,6 +144,9 @@ nlohmann::json to_json(const InspectReport& r) {
           {"toolCalls", calls},
           {"unpairedCalls", r.unpaired_calls},
           {"pendingInput", pending},
+          {"approvals", approvals},
+          {"hooks", hooks},
+          {"permissionMode", r.permission_mode},
           {"usage",
            {{"inputTokens", r.usage.input_tokens},
             {"outputTokens", r.usage.output_tokens},
@@ -142,6 +190,18 @@ std::string to_text(const InspectReport& r) {
   line(fmt::format("pending  {}", r.pending.size()));
   for (const auto& p : r.pending) {
     line(fmt::format("  {} {} {}", to_string(p.kind), p.input_id, p.text.substr(0, 60)));
+  }
+  if (!r.permission_mode.empty()) line("mode     " + r.permission_mode);
+  if (!r.approvals.empty()) line(fmt::format("approvals {}", r.approvals.size()));
+  for (const auto& a : r.approvals) {
+    line(fmt::format("  {} {} {} {}{}", a.decision, a.approval_id, a.tool_name, a.call_id,
+                     a.scope.empty() ? "" : " (" + a.scope + ")"));
+  }
+  if (!r.hooks.empty()) line(fmt::format("hooks    {}", r.hooks.size()));
+  for (const auto& h : r.hooks) {
+    line(fmt::format("  {} {} {} ms {}{}", h.hook, h.outcome, h.duration_ms,
+                     h.command.substr(0, 60),
+                     h.reason.empty() ? "" : ": " + h.reason.substr(0, 120)));
   }
   if (r.recoveries > 0) line(fmt::format("recovered {} time(s)", r.recoveries));
   return out;

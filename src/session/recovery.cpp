@@ -1,3 +1,5 @@
+#include <set>
+
 #include <fmt/format.h>
 
 #include "ava/session/log_writer.hpp"
@@ -19,6 +21,9 @@ struct OpenState {
   std::optional<int> step;
   std::vector<OpenCall> calls;  // tool calls without a result, in call order
   bool paused = false;          // a pause is in force (paused, not resumed)
+  // Calls with an approval requested and not decided / decided deny.
+  std::set<std::string> awaiting_approval;
+  std::set<std::string> denied;
 };
 
 OpenState open_state(const std::vector<Event>& events) {
@@ -43,6 +48,12 @@ OpenState open_state(const std::vector<Event>& events) {
     } else if (const auto* result = std::get_if<ToolResult>(&event.body)) {
       std::erase_if(state.calls,
                     [&](const OpenCall& call) { return call.call_id == result->call_id; });
+      state.awaiting_approval.erase(result->call_id);
+    } else if (const auto* asked = std::get_if<ApprovalRequested>(&event.body)) {
+      state.awaiting_approval.insert(asked->call_id);
+    } else if (const auto* decided = std::get_if<ApprovalDecided>(&event.body)) {
+      state.awaiting_approval.erase(decided->call_id);
+      if (decided->decision == ApprovalDecision::deny) state.denied.insert(decided->call_id);
     } else if (std::holds_alternative<Paused>(event.body)) {
       state.paused = true;
     } else if (std::holds_alternative<Resumed>(event.body)) {
@@ -58,6 +69,13 @@ std::vector<EventBody> plan_closers(const std::vector<Event>& events,
                                     std::vector<std::string>& notes) {
   const OpenState state = open_state(events);
   std::vector<EventBody> closers;
+  // A step whose next call waits for a person is not broken: that call has
+  // not run, so the step stays open and the driver waits again on reopen.
+  if (!state.turn_id.empty() && state.step && !state.calls.empty() &&
+      state.awaiting_approval.contains(state.calls.front().call_id)) {
+    // (No note either: a note would record a "recovery" on every reopen.)
+    return {};
+  }
   std::string previous_step_key;
   for (const auto& call : state.calls) {
     // Tools run one at a time in the model's order, so within a step only the
@@ -65,9 +83,10 @@ std::vector<EventBody> plan_closers(const std::vector<Event>& events,
     const std::string step_key = fmt::format("{}/{}", call.turn_id, call.step);
     const bool first_of_step = step_key != previous_step_key;
     previous_step_key = step_key;
-    const ToolStatus status = first_of_step ? ToolStatus::interrupted : ToolStatus::skipped;
-    const char* text = first_of_step
-                           ? "Interrupted: Ava stopped before this tool call finished; its "
+    // A call a person denied never started, even as the first one.
+    const bool ran = first_of_step && !state.denied.contains(call.call_id);
+    const ToolStatus status = ran ? ToolStatus::interrupted : ToolStatus::skipped;
+    const char* text = ran ? "Interrupted: Ava stopped before this tool call finished; its "
                              "effects, if any, are unknown."
                            : "Skipped: Ava stopped before this tool call started.";
     closers.emplace_back(ToolResult{.turn_id = call.turn_id,

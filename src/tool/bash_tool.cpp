@@ -21,6 +21,18 @@ std::string status_line(const proc::RunResult& result, std::chrono::seconds time
   return fmt::format("[{}]", result.status.describe());
 }
 
+std::string sandbox_note(const proc::Sandbox& sandbox) {
+  std::string folders;
+  for (const auto& folder : proc::writable_folders(sandbox)) {
+    folders += (folders.empty() ? "" : ", ") + folder.string();
+  }
+  return fmt::format(
+      "[sandbox {}: writes outside {} are refused (\"Permission denied\"){}; if the "
+      "command needs more, say so and ask the user to run it or to widen the sandbox]",
+      proc::to_string(sandbox.mode), folders.empty() ? "nothing" : folders,
+      sandbox.network ? "" : ", and so are network connections");
+}
+
 class BashTool final : public Tool {
  public:
   BashTool() {
@@ -58,6 +70,8 @@ class BashTool final : public Tool {
     options.timeout = timeout;
     options.capture_limit = std::min(limits.process_capture, limits.tool_output);
     options.kill_grace = limits.kill_grace;
+    options.spawn.sandbox = context.sandbox;
+    const bool sandboxed = context.sandbox.mode != proc::SandboxMode::off;
     auto run = co_await proc::run(std::move(options));
     if (!run) {
       // Not the command's fault, but the model should hear why nothing ran.
@@ -73,6 +87,9 @@ class BashTool final : public Tool {
                             result.out.omitted_bytes, result.out.total_bytes);
     }
     output += status_line(result, timeout);
+    const bool failed = !result.status.success() || result.timed_out || result.cancelled;
+    // The model should know a refusal came from the sandbox, not the system.
+    if (sandboxed && failed) output += "\n" + sandbox_note(context.sandbox);
     json details{{"exit_code", result.status.signal == 0 ? json(result.status.code) : json()},
                  {"signal", result.status.signal == 0 ? json() : json(result.status.signal)},
                  {"timed_out", result.timed_out},
@@ -81,7 +98,10 @@ class BashTool final : public Tool {
                   std::chrono::duration_cast<std::chrono::milliseconds>(result.duration).count()},
                  {"output_bytes", result.out.total_bytes},
                  {"omitted_bytes", result.out.omitted_bytes}};
-    const bool failed = !result.status.success() || result.timed_out || result.cancelled;
+    if (sandboxed) {
+      details["sandbox"] = {{"mode", proc::to_string(context.sandbox.mode)},
+                            {"network", context.sandbox.network}};
+    }
     co_return failed ? ToolResult::error(std::move(output), std::move(details))
                      : ToolResult::text(std::move(output), std::move(details));
   }

@@ -214,7 +214,8 @@ class ReadTool final : public Tool {
         "required": ["path"],
         "additionalProperties": false
       })json"),
-                 .category = Category::fs};
+                 .category = Category::fs,
+                 .read_only = true};
 };
 
 }  // namespace

@@ -51,12 +51,18 @@ class FakeProvider:
 class Home:
     """A private AVA_HOME and a project folder for one test."""
 
-    def __init__(self, fake):
+    def __init__(self, fake, permission_mode="auto"):
         self.dir = tempfile.TemporaryDirectory(prefix="ava-backend-test-")
         self.root = os.path.join(self.dir.name, "home")
         self.project = os.path.join(self.dir.name, "project")
         os.makedirs(self.root)
         os.makedirs(self.project)
+        # Tests that are not about permissions run their tools without asking,
+        # as a user who chose auto in settings.json would; the permission
+        # tests pass None and choose per conversation.
+        if permission_mode:
+            with open(os.path.join(self.root, "settings.json"), "w") as f:
+                json.dump({"permissions": {"defaultMode": permission_mode}}, f)
         self.env = dict(os.environ)
         for name in ("AVA_PROVIDER", "AVA_MODEL", "AVA_BASE_URL", "AVA_API_KEY", "OPENAI_API_KEY",
                      "DISPLAY", "WAYLAND_DISPLAY"):

@@ -268,7 +268,8 @@ def test_settings_page_adds_a_provider_that_works_without_a_restart(server, proj
     # A provider of one's own needs a kind: refused, and nothing is written.
     missing_kind = server.request("PUT", path, {"baseUrl": fake_url})
     check(missing_kind.status == 400 and "kind" in missing_kind.json["error"]["message"], missing_kind.raw)
-    check(not os.path.exists(os.path.join(server.home.root, "settings.json")), "settings.json written")
+    settings_file = os.path.join(server.home.root, "settings.json")
+    check("providers" not in json.load(open(settings_file)), "settings.json written")
     pasted = server.request("PUT", path, {"kind": "anthropic", "apiKey": "sk-house\n"})
     check(pasted.status == 400 and "line breaks" in pasted.json["error"]["message"], pasted.raw)
     check(server.request("PUT", path, {}).status == 400, "empty update accepted")
@@ -917,7 +918,7 @@ def test_children_get_no_secrets_but_those_kept():
     home = Home(fake)
     home.env.update({"FOO_TOKEN": "kept-value", "BAR_TOKEN": "hidden-value", "PLAIN_NAME": "plain"})
     with open(os.path.join(home.root, "settings.json"), "w") as f:
-        json.dump({"childEnvironment": {"keep": ["FOO_TOKEN"]}}, f)
+        json.dump({"childEnvironment": {"keep": ["FOO_TOKEN"]}, "permissions": {"defaultMode": "auto"}}, f)
     server = Server(home, [BACKEND, "--port", "0"])
     try:
         project = server.ok("POST", "/api/projects", {"path": home.project})

@@ -7,6 +7,7 @@
 #include <QProcess>
 #include <QString>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include "support/temp_dir.hpp"
@@ -48,6 +49,8 @@ class BackendHome {
     project_ = dir_.path() / "project";
     std::filesystem::create_directories(home_);
     std::filesystem::create_directories(project_);
+    // Not a permissions test: its tools run as a user who chose auto would.
+    std::ofstream(home_ / "settings.json") << R"({"permissions": {"defaultMode": "auto"}})";
     fake_.start(
         QStringLiteral(AVA_FAKE_PROVIDER_BIN),
         {QStringLiteral("--format"), QStringLiteral("anthropic"), QStringLiteral("--echo")});

@@ -1,6 +1,7 @@
 // The desktop's models and SSE client against the real ava-backend (started
 // by the client through `ava backend start`) and the loopback fake provider.
 #include <csignal>
+#include <filesystem>
 
 #include <catch2/catch.hpp>
 
@@ -169,4 +170,46 @@ TEST_CASE("pins, archives and the review marker reach the backend and come back 
   REQUIRE(spin_until([&] { return workbench.conversations()->count() == 1; }));
   CHECK(row().value("archived").toBool());
   CHECK(row().value("title").toString() == "test");
+}
+
+TEST_CASE("an approval waits in the model, across a backend crash, and the answer runs the tool",
+          "[desktop][backend][permissions]") {
+  BackendHome env;
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  auto& model = *workbench.conversation();
+  workbench.setPermissionMode(QStringLiteral("ask"));
+  REQUIRE(spin_until([&] { return model.permissionMode() == "ask"; }));
+
+  REQUIRE(workbench.send(QStringLiteral("bash: touch approved.txt")));
+  REQUIRE(spin_until([&] { return model.waitingApprovals() == 1; }));
+  auto pending = model.pendingApproval();
+  CHECK(pending.value("toolName").toString() == "bash");
+  CHECK(pending.value("preview").toString() == "touch approved.txt");
+  CHECK(pending.value("suggestedRules").toStringList() == QStringList{"bash(touch:*)"});
+  const auto marker = std::filesystem::path(env.project().toStdString()) / "approved.txt";
+  CHECK_FALSE(std::filesystem::exists(marker));
+  REQUIRE(spin_until([&] {
+    for (int i = 0; i < workbench.conversations()->count(); ++i)
+      if (workbench.conversations()->get(i).value("state").toString() == "waiting") return true;
+    return false;
+  }));
+
+  // The approval is in the log: a crashed backend's successor waits for it too.
+  crash_backend(env, workbench);
+  REQUIRE(spin_until([&] { return model.waitingApprovals() == 1; }));
+  CHECK(model.pendingApproval().value("approvalId") == pending.value("approvalId"));
+
+  workbench.decideApproval(pending.value("approvalId").toString(), QStringLiteral("allow"));
+  REQUIRE(spin_until([&] {
+    for (const auto& item : model.items())
+      if (item.kind == ViewItem::Kind::tool && item.status == "ok") return !model.turnOpen();
+    return false;
+  }));
+  CHECK(model.waitingApprovals() == 0);
+  CHECK(std::filesystem::exists(marker));
+  // A second answer is refused (409) and says so.
+  workbench.decideApproval(pending.value("approvalId").toString(), QStringLiteral("allow"));
+  REQUIRE(spin_until([&] { return !workbench.lastError().isEmpty(); }));
+  CHECK(workbench.lastError().contains("no pending approval"));
 }

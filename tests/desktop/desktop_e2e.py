@@ -64,14 +64,18 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     shot = os.path.join(args.out, "conversation-with-tool-card.png")
-    if os.path.exists(shot):
-        os.remove(shot)
+    approval_shot = os.path.join(args.out, "approval-card.png")
+    for old in (shot, approval_shot):
+        if os.path.exists(old):
+            os.remove(old)
 
     work = tempfile.mkdtemp(prefix="ava-desktop-e2e-")
     home = os.path.join(work, "home")
     project = os.path.join(work, "project")
     os.makedirs(home)
     os.makedirs(project)
+    # No settings: the desktop's conversations start in "ask", so the bash
+    # call waits on the approval card, which the automation clicks.
     fake = subprocess.Popen([args.fake, "--format", "anthropic", "--echo"], stdout=subprocess.PIPE, text=True)
     url = fake.stdout.readline().strip()
     env = dict(os.environ)
@@ -84,7 +88,7 @@ def main():
     try:
         command = ["xvfb-run", "-a", "-s", "-screen 0 1280x860x24", args.desktop, "--ava", args.ava,
                    "--e2e-project", project, "--e2e-prompt", "bash: echo hello from the desktop",
-                   "--e2e-screenshot", shot]
+                   "--e2e-screenshot", shot, "--e2e-approval-screenshot", approval_shot]
         first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
         # While it runs, a second desktop on the same home says so and exits.
@@ -102,8 +106,11 @@ def main():
         print(out, end="")
         if first.returncode != 0:
             fail("ava-desktop exited %d\nstdout: %s\nstderr: %s" % (first.returncode, out, err[-3000:]))
-        if "answered;" not in out:
-            fail("no answer reported: " + out)
+        if "answered;" not in out or "approvals=1" not in out:
+            fail("no answer after one approval reported: " + out)
+        if png_size(approval_shot)[0] < 640:
+            fail("no screenshot of the approval card")
+        print("approval card: %s" % approval_shot)
         width, height = png_size(shot)
         if width < 640 or height < 400:
             fail("screenshot is %dx%d" % (width, height))

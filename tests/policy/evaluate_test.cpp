@@ -133,3 +133,32 @@ TEST_CASE("mcp rules name servers and tools by glob", "[policy]") {
   CHECK(evaluate(rules, remove, p.places).verdict == Verdict::deny);
   CHECK(evaluate(rules, other, p.places).verdict == Verdict::ask);
 }
+
+TEST_CASE("suggested rules allow calls like the one approved, and only those", "[policy]") {
+  Project project;
+  const auto& places = project.places;
+  CHECK(suggest_rules(bash("npm run test --watch"), places) ==
+        std::vector<std::string>{"bash(npm run:*)"});
+  CHECK(suggest_rules(bash("git status && cargo build -q"), places) ==
+        std::vector<std::string>{"bash(git status:*)", "bash(cargo build:*)"});
+  // A line that hides what it runs gets nothing narrower than `bash`.
+  CHECK(suggest_rules(bash("echo $(whoami)"), places).empty());
+  CHECK(suggest_rules(bash("ls > out.txt"), places).empty());
+  CHECK(suggest_rules(edit("src/main.cpp"), places) == std::vector<std::string>{"edit(src/**)"});
+  CHECK(suggest_rules(edit("top.txt"), places) == std::vector<std::string>{"edit(./**)"});
+  const auto outside = (project.dir.path() / "outside" / "x.txt").string();
+  CHECK(suggest_rules(read(outside), places) ==
+        std::vector<std::string>{"read(/" + fs::canonical(project.dir.path() / "outside").string() +
+                                 "/**)"});
+  const ToolCall mcp{.tool = "mcp__github__create_issue", .category = Category::mcp};
+  CHECK(suggest_rules(mcp, places) ==
+        std::vector<std::string>{"mcp__github__create_issue", "mcp__github__*"});
+
+  // Each suggestion, granted, lets the call run in ask mode.
+  for (const auto& call :
+       {bash("npm run test --watch"), edit("src/main.cpp"), read(outside), mcp}) {
+    RuleSet rules{.mode = Mode::ask, .allow = {}, .ask = {}, .deny = {}};
+    for (const auto& text : suggest_rules(call, places)) rules.allow.push_back(*parse_rule(text));
+    CHECK(evaluate(rules, call, places).verdict == Verdict::allow);
+  }
+}

@@ -87,3 +87,58 @@ TEST_CASE("a malformed block or rule is an error naming the file", "[policy]") {
   CHECK_FALSE(error_for("{not json").empty());
   CHECK(!load_permissions(home, dir.path() / "p", Flags{.allowed = {"a b"}}));
 }
+
+TEST_CASE("the sandbox setting comes as a name or an object, the last file winning", "[policy]") {
+  ava::test::TempDir dir;
+  const auto home = dir.path() / "home";
+  const auto project = dir.path() / "p";
+  write(home / "settings.json", R"({"sandbox": "read-only"})");
+  auto loaded = load_permissions(home, project);
+  REQUIRE(loaded);
+  CHECK(loaded->sandbox.mode == "read-only");
+  CHECK(loaded->sandbox.source == (home / "settings.json").string());
+
+  write(
+      project / ".ava" / "settings.json",
+      R"({"sandbox": {"mode": "workspace-write", "network": true, "writableRoots": ["/srv/cache"]}})");
+  loaded = load_permissions(home, project);
+  REQUIRE(loaded);
+  CHECK(loaded->sandbox.mode == "workspace-write");
+  CHECK(loaded->sandbox.network == true);
+  CHECK(loaded->sandbox.writable_roots == std::vector<std::string>{"/srv/cache"});
+
+  loaded = load_permissions(home, project, Flags{.sandbox = "off"});
+  REQUIRE(loaded);
+  CHECK(loaded->sandbox.mode == "off");
+  CHECK(loaded->sandbox.source == "--sandbox");
+
+  write(project / ".ava" / "settings.json", R"({"sandbox": "everything"})");
+  const auto bad = load_permissions(home, project);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("sandbox") != std::string::npos);
+}
+
+TEST_CASE("a project rule is added to the local settings, keeping what is there", "[policy]") {
+  ava::test::TempDir dir;
+  const auto project = dir.path() / "p";
+  write(project_rules_file(project), R"({"theme": "dark", "permissions": {"allow": ["read"]}})");
+  REQUIRE(add_project_rule(project, Verdict::allow, "bash(npm test:*)"));
+  REQUIRE(add_project_rule(project, Verdict::allow, "bash(npm test:*)"));  // not twice
+  REQUIRE(add_project_rule(project, Verdict::deny, "bash(rm:*)"));
+  auto loaded = load_permissions(dir.path() / "home", project);
+  REQUIRE(loaded);
+  REQUIRE(loaded->rules.allow.size() == 2);
+  CHECK(loaded->rules.allow[1].text == "bash(npm test:*)");
+  CHECK(loaded->rules.deny.at(0).text == "bash(rm:*)");
+  std::ifstream in(project_rules_file(project));
+  const std::string text{std::istreambuf_iterator<char>(in), {}};
+  CHECK(text.find("\"theme\"") != std::string::npos);
+
+  // A rule that does not parse is refused and nothing is written.
+  CHECK_FALSE(add_project_rule(project, Verdict::allow, "bash(unclosed"));
+  // A file that is not JSON is not overwritten.
+  write(project_rules_file(project), "{ not json");
+  CHECK_FALSE(add_project_rule(project, Verdict::allow, "read"));
+  std::ifstream again(project_rules_file(project));
+  CHECK(std::string{std::istreambuf_iterator<char>(again), {}} == "{ not json");
+}

@@ -42,6 +42,11 @@ std::vector<EventBody> bodies() {
   all.emplace_back(Compacted{.first_kept_seq = UINT64_MAX, .tokens_before = INT64_MIN});
   all.emplace_back(ErrorOccurred{.code = "c", .message = ""});
   all.emplace_back(Recovered{});
+  all.emplace_back(ApprovalRequested{});
+  all.emplace_back(ApprovalRequested{.approval_id = "a", .arguments = nlohmann::json::object()});
+  all.emplace_back(ApprovalDecided{.approval_id = "a", .decision = ApprovalDecision::deny});
+  all.emplace_back(PermissionModeChanged{});
+  all.emplace_back(HookRan{.hook = "Stop", .exit_code = -1});
   all.emplace_back(TurnStarted{.turn_id = "quote \" backslash \\ \n\t\x01 ünï ✓ 😀 bad \xff"});
   return all;
 }

@@ -189,3 +189,38 @@ TEST_CASE("each recovery keeps its own torn file", "[recovery]") {
   REQUIRE(scan);
   CHECK(read_bytes(path).compare(0, original.size(), original) == 0);
 }
+
+TEST_CASE("a call waiting for a person is left open, a denied one is closed as skipped",
+          "[recovery]") {
+  std::vector<Event> events;
+  Seq seq = 0;
+  auto add = [&](EventBody body) {
+    events.push_back(Event{.seq = ++seq, .body = std::move(body)});
+  };
+  add(TurnStarted{.turn_id = "t"});
+  add(StepStarted{.turn_id = "t", .step = 1});
+  add(AssistantMessage{
+      .turn_id = "t",
+      .step = 1,
+      .content = {ava::content::ToolCallBlock{.id = "a", .name = "bash", .arguments = "{}"},
+                  ava::content::ToolCallBlock{.id = "b", .name = "bash", .arguments = "{}"}}});
+  add(ApprovalRequested{.approval_id = "ap-a", .turn_id = "t", .step = 1, .call_id = "a"});
+  std::vector<std::string> notes;
+  CHECK(plan_closers(events, notes).empty());  // the approval is still answerable
+  CHECK(notes.empty());
+
+  // Decided (allow) but the tool never reported: it may have run, so the
+  // usual closers apply.
+  add(ApprovalDecided{.approval_id = "ap-a", .call_id = "a", .decision = ApprovalDecision::allow});
+  auto closers = plan_closers(events, notes);
+  REQUIRE(closers.size() == 4);
+  CHECK(std::get<ToolResult>(closers[0]).status == ToolStatus::interrupted);
+  CHECK(std::get<ToolResult>(closers[1]).status == ToolStatus::skipped);
+
+  // Denied: the call never ran.
+  events.pop_back();
+  add(ApprovalDecided{.approval_id = "ap-a", .call_id = "a", .decision = ApprovalDecision::deny});
+  closers = plan_closers(events, notes);
+  REQUIRE(closers.size() == 4);
+  CHECK(std::get<ToolResult>(closers[0]).status == ToolStatus::skipped);
+}

@@ -148,6 +148,7 @@ async function main() {
   const project = path.join(temp, "project");
   mkdirSync(home);
   mkdirSync(project);
+  writeFileSync(path.join(home, "settings.json"), JSON.stringify({ permissions: { defaultMode: "auto" } }));
   const children = [];
   let browser = null;
   let shot = 0;
@@ -318,6 +319,43 @@ async function main() {
     await list.locator(".msg.assistant:not(.live)", { hasText: "done: paused-ok" }).waitFor();
     await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
     log("ok: pause and resume");
+
+    // --- approvals: in "ask" mode a command waits for a person on a card
+    await page.getByTestId("permission-mode").selectOption("ask");
+    await list.locator(".notice", { hasText: "Permission mode set to ask" }).waitFor();
+    await composer.fill("bash: touch approved.txt");
+    await composer.press("Enter");
+    const card = page.getByTestId("approval-card");
+    await card.waitFor();
+    check((await card.getByLabel("Command to run").innerText()).includes("touch approved.txt"), "the approval card does not show the command");
+    check((await card.innerText()).includes("bash(touch:*)"), "the approval card offers no rule");
+    await list.locator('[data-tool="bash"][data-status="waiting"]').waitFor();
+    await page.getByTestId("needs-approval").waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "waiting");
+    check(!existsSync(path.join(project, "approved.txt")), "the command ran before it was approved");
+    await screenshot("approval-card");
+    await card.getByRole("button", { name: /Allow once/ }).click();
+    await list.locator('[data-tool="bash"][data-status="ok"]', { hasText: "touch approved.txt" }).waitFor();
+    await card.waitFor({ state: "detached" });
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    check(existsSync(path.join(project, "approved.txt")), "the approved command did not run");
+    check((await page.getByTestId("needs-approval").count()) === 0, "the sidebar still says the conversation needs you");
+    // Denied from the keyboard, with a note the model gets.
+    await composer.fill("bash: touch denied.txt");
+    await composer.press("Enter");
+    await card.waitFor();
+    await composer.press("y"); // typing in the composer never answers the card
+    await composer.evaluate((el) => el.blur());
+    await page.keyboard.press("n");
+    await card.getByPlaceholder("What to do instead (optional)").fill("not that file");
+    await card.getByPlaceholder("What to do instead (optional)").press("Enter");
+    await list.locator('[data-tool="bash"][data-status="error"]', { hasText: "touch denied.txt" }).waitFor();
+    check((await list.locator('[data-tool="bash"][data-status="error"]', { hasText: "touch denied.txt" }).innerText()).includes("not that file"), "the denial's note is not in the result");
+    check(!existsSync(path.join(project, "denied.txt")), "a denied command ran");
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    await page.getByTestId("permission-mode").selectOption("auto");
+    await list.locator(".notice", { hasText: "Permission mode set to auto" }).waitFor();
+    log("ok: approval card: allow once, deny with a note from the keyboard, the sidebar badge");
 
     // --- links in an answer: javascript: in any disguise is text, clicking it does nothing;
     // an image is a link to its address and is never fetched

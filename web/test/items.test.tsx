@@ -12,7 +12,7 @@ async function render(item: ViewItem): Promise<HTMLElement> {
   return container;
 }
 
-const tool = (over: Partial<ToolItem>): ToolItem => ({ kind: "tool", key: "t", callId: "c", turnId: "t", name: "bash", argumentsText: "{}", args: {}, status: "ok", output: "", details: null, ...over });
+const tool = (over: Partial<ToolItem>): ToolItem => ({ kind: "tool", key: "t", callId: "c", turnId: "t", name: "bash", argumentsText: "{}", args: {}, status: "ok", output: "", details: null, approval: null, ...over });
 
 describe("tool cards", () => {
   it("bash: command, exit status, truncation", async () => {

@@ -18,6 +18,8 @@
 #include "ava/llm/items.hpp"
 #include "ava/llm/provider.hpp"
 #include "ava/llm/stream.hpp"
+#include "ava/policy/policy.hpp"
+#include "ava/proc/sandbox.hpp"
 #include "ava/session/event.hpp"
 #include "ava/tool/registry.hpp"
 #include "ava/tool/source.hpp"
@@ -25,8 +27,9 @@
 namespace ava::agent {
 
 // The driver's lifecycle. `pausing` and `aborting` last until the running
-// step reaches the point where the request can be honoured.
-enum class DriverState { idle, running, pausing, paused, aborting, closed };
+// step reaches the point where the request can be honoured; `waiting` is a
+// running turn whose next tool call waits for a person's approval.
+enum class DriverState { idle, running, waiting, pausing, paused, aborting, closed };
 std::string_view to_string(DriverState state);
 
 // Which model answers; empty fields mean "the configured default".
@@ -50,6 +53,21 @@ struct ProviderBinding {
 // and credentials; the agent only asks.
 using ProviderFactory = std::function<Result<ProviderBinding>(const ModelChoice& choice)>;
 
+// Who may run which tool call without asking a person (docs/permissions.md).
+// An agent without them runs every call, as an embedder's always has.
+struct PermissionOptions {
+  policy::RuleSet rules;          // the settings' and flags' mode and rules
+  std::filesystem::path project;  // where ./ rules start and "inside the project" ends
+  std::filesystem::path home;     // for ~/ rules
+  // false when nobody can answer (ava -p, automations): a call that would
+  // ask is refused with a message instead, and the turn goes on.
+  bool can_ask = true;
+  // Where bash runs. A sandbox the kernel cannot give (no Landlock) is
+  // never skipped silently: `auto` then behaves as `accept-edits`, so
+  // commands ask (or are refused when nobody can answer).
+  proc::Sandbox sandbox;
+};
+
 struct AgentOptions {
   ProviderFactory provider_factory;
   ModelChoice model;          // create: the model to start with; create_at: an override
@@ -67,6 +85,17 @@ struct AgentOptions {
   int max_steps = base::Limits::defaults().max_steps_per_turn;
   double compact_fraction = 0.8;  // compact when a request would exceed this share of the window
   base::Limits limits = base::Limits::defaults();
+  std::optional<PermissionOptions> permissions;
+};
+
+// A person's answer to an approval request.
+struct ApprovalAnswer {
+  session::ApprovalDecision decision = session::ApprovalDecision::deny;
+  session::ApprovalScope scope = session::ApprovalScope::once;
+  // For the conversation or project scope: the allow rule to grant; empty:
+  // the request's first suggested rule.
+  std::string rule;
+  std::string message;  // to the model, with the result (why not, what instead)
 };
 
 // Input for followup()/steer(). `input_id` is optional: a client that picks
@@ -98,7 +127,11 @@ struct Status {
   std::string activity;  // "Running bash", "Editing src/x.cpp"; empty when none
   llm::Usage usage;      // totals over the whole session
   session::Seq last_seq = 0;
-  std::string last_error;  // of the last failed turn
+  std::string last_error;                             // of the last failed turn
+  std::vector<session::ApprovalRequested> approvals;  // waiting for a person, in order
+  std::string permission_mode;  // the mode calls are checked in; empty without permissions
+  std::string sandbox;          // read-only, workspace-write, off, or "unavailable"
+  std::vector<std::string> granted_rules;  // allowed for this conversation by a person
 };
 
 // What the next request is built from, without building it.
@@ -177,6 +210,18 @@ class Agent {
   // Switches the model for the next step; the old provider client is closed.
   Result<void> set_model(const ModelChoice& choice);
 
+  // Answers a pending approval: allow runs the call, deny gives the model
+  // the refusal (and the message) as the call's result; the turn goes on.
+  // conflict when the id is unknown, already decided, or its call was
+  // answered otherwise (an abort skipped it). A project-scope rule is the
+  // caller's to write to the project's settings; the agent applies it.
+  Result<void> decide(const std::string& approval_id, const ApprovalAnswer& answer);
+  // The conversation's mode from the next call on, recorded in the log so a
+  // reopened conversation keeps it. invalid_argument without permissions.
+  Result<void> set_permission_mode(policy::Mode mode);
+  // The rules in force: the settings' plus those granted in this conversation.
+  std::optional<PermissionOptions> permissions() const;
+
   // Durable events, on the writing thread, right after they reached the
   // kernel. Keep callbacks short; they must not call back into the agent.
   std::uint64_t subscribe(EventCallback callback);
@@ -194,8 +239,12 @@ class Agent {
   // runnable input.
   boost::asio::awaitable<void> wait_idle();
   // Aborts running work, waits for the driver to finish, closes the provider
-  // client and syncs and closes the log.
+  // client and syncs and closes the log. A call waiting for an approval is
+  // not aborted: it stays pending in the log, and reopening the log waits
+  // for the decision again (the tool has not run, so running it later is safe).
   boost::asio::awaitable<Result<void>> close();
+  // Starts close() without waiting, so many agents stop in parallel.
+  void begin_close();
 
  private:
   explicit Agent(std::shared_ptr<AgentCore> core);

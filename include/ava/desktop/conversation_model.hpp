@@ -8,6 +8,8 @@
 
 #include <QAbstractListModel>
 #include <QString>
+#include <QStringList>
+#include <QVariantMap>
 #include <nlohmann/json_fwd.hpp>
 
 namespace ava::desktop {
@@ -30,7 +32,7 @@ struct ViewItem {
   std::string turn_id;
   QString tool_name;
   QString title;
-  QString status;  // running, ok, error, interrupted, skipped
+  QString status;  // running, waiting, ok, error, interrupted, skipped
   QString arguments;
   QString command;  // bash
   QString path;     // edit/read/write
@@ -38,6 +40,12 @@ struct ViewItem {
   QString exit_info;
   bool exit_bad = false;
   QString output;
+  // a call waiting for a person (approval_requested), until decided
+  QString approval_id;
+  QString approval_reason;
+  QString approval_rule;
+  QStringList suggested_rules;
+  QString preview;  // what will run: the command, an edit's old and new text, a write's content
   // notice
   QString level;  // info, error, interrupted
 };
@@ -61,6 +69,12 @@ class ConversationModel : public QAbstractListModel {
   Q_PROPERTY(qint64 inputTokens READ inputTokens NOTIFY changed)
   Q_PROPERTY(qint64 outputTokens READ outputTokens NOTIFY changed)
   Q_PROPERTY(qint64 cacheReadTokens READ cacheReadTokens NOTIFY changed)
+  // The oldest call waiting for a person (empty map when none): approvalId,
+  // toolName, title, reason, rule, suggestedRules, preview; and how many wait.
+  Q_PROPERTY(QVariantMap pendingApproval READ pendingApproval NOTIFY changed)
+  Q_PROPERTY(int waitingApprovals READ waitingApprovals NOTIFY changed)
+  // The mode a person chose in this conversation (permission_mode), if any.
+  Q_PROPERTY(QString permissionMode READ permissionMode NOTIFY changed)
 
  public:
   enum Role {
@@ -115,6 +129,9 @@ class ConversationModel : public QAbstractListModel {
   qint64 inputTokens() const { return input_tokens_; }
   qint64 outputTokens() const { return output_tokens_; }
   qint64 cacheReadTokens() const { return cache_read_tokens_; }
+  QVariantMap pendingApproval() const;
+  int waitingApprovals() const;
+  QString permissionMode() const { return permission_mode_; }
 
  signals:
   void conversationChanged();
@@ -126,6 +143,8 @@ class ConversationModel : public QAbstractListModel {
   void apply_assistant(const nlohmann::json& event);
   void apply_tool_result(const nlohmann::json& event);
   void apply_turn_end(const nlohmann::json& event);
+  void apply_approval_requested(const nlohmann::json& event);  // conversation_approvals.cpp
+  void apply_approval_decided(const nlohmann::json& event);
   void push(ViewItem item);
   void touch(std::size_t index);
   void notice(std::int64_t seq, const QString& level, const QString& text);
@@ -153,6 +172,7 @@ class ConversationModel : public QAbstractListModel {
   qint64 input_tokens_ = 0;
   qint64 output_tokens_ = 0;
   qint64 cache_read_tokens_ = 0;
+  QString permission_mode_;
 };
 
 }  // namespace ava::desktop

@@ -79,6 +79,15 @@ class Workbench : public QObject {
   Q_INVOKABLE void resume() { control(QStringLiteral("resume")); }
   Q_INVOKABLE void abort() { control(QStringLiteral("abort")); }
   Q_INVOKABLE void setModel(const QString& provider, const QString& model);
+  // Answers the open conversation's approval: decision allow|deny, scope
+  // once|conversation|project (project: `rule` goes to the project's
+  // .ava/settings.local.json), a note for the model. A 409 (answered
+  // already, elsewhere or by an abort) is reported in lastError.
+  Q_INVOKABLE void decideApproval(const QString& approvalId, const QString& decision,
+                                  const QString& scope = QStringLiteral("once"),
+                                  const QString& rule = {}, const QString& message = {});
+  // The open conversation's permission mode: ask, accept-edits, plan, auto.
+  Q_INVOKABLE void setPermissionMode(const QString& mode);
   Q_INVOKABLE void setPinned(const QString& id, bool pinned);
   Q_INVOKABLE void setArchived(const QString& id, bool archived);
   Q_INVOKABLE void rename(const QString& id, const QString& title);

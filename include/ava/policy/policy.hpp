@@ -77,4 +77,11 @@ struct Decision {
 // proven to match an allow rule, so such a line asks.
 Decision evaluate(const RuleSet& rules, const ToolCall& call, const Places& places);
 
+// Allow rules that would let calls like this one run without asking, most
+// specific first, for a person to grant when approving it:
+// `bash(npm run:*)` for each command of a line (none for a line that hides
+// what it runs), `edit(src/**)` for the file's folder, the MCP tool and
+// `mcp__server__*`.
+std::vector<std::string> suggest_rules(const ToolCall& call, const Places& places);
+
 }  // namespace ava::policy

@@ -21,6 +21,17 @@ struct Flags {
   std::optional<Mode> mode;             // --permission-mode
   std::vector<std::string> allowed;     // --allowed-tools
   std::vector<std::string> disallowed;  // --disallowed-tools
+  std::optional<std::string> sandbox;   // --sandbox: read-only, workspace-write, off
+};
+
+// The "sandbox" setting: {"mode": "workspace-write", "network": false,
+// "writableRoots": [...]} (or the mode alone as a string). Unset fields
+// leave the caller's default.
+struct SandboxSettings {
+  std::optional<std::string> mode;          // read-only, workspace-write, off
+  std::optional<bool> network;              // allow network connections from commands
+  std::vector<std::string> writable_roots;  // more folders workspace-write may write
+  std::string source;                       // the file or flag that set the mode
 };
 
 // One rule of the effective set and where it was written.
@@ -34,6 +45,7 @@ struct Effective {
   RuleSet rules;
   std::string mode_source;  // the file or flag that set the mode, or "default"
   std::vector<ListedRule> listed;
+  SandboxSettings sandbox;
 };
 
 // A file that does not exist adds nothing. A file that cannot be read, is not
@@ -41,5 +53,15 @@ struct Effective {
 // the rule: a rule the user wrote is never dropped silently.
 Result<Effective> load_permissions(const std::filesystem::path& home,
                                    const std::filesystem::path& project, const Flags& flags = {});
+
+// Where a rule granted "for this project" is written: the project's own,
+// uncommitted settings (<project>/.ava/settings.local.json).
+std::filesystem::path project_rules_file(const std::filesystem::path& project);
+
+// Adds `rule` to the `permissions.<list>` of the project's local settings,
+// keeping everything else in the file; a rule already there is not added
+// twice. Read-modify-write under an exclusive lock, replaced atomically.
+Result<void> add_project_rule(const std::filesystem::path& project, Verdict list,
+                              const std::string& rule);
 
 }  // namespace ava::policy

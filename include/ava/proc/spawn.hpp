@@ -10,6 +10,7 @@
 
 #include "ava/base/error.hpp"
 #include "ava/base/unique_fd.hpp"
+#include "ava/proc/sandbox.hpp"
 
 namespace ava::proc {
 
@@ -35,6 +36,9 @@ struct SpawnOptions {
   // The child leads a new process group (pgid == pid), so a timeout or a
   // cancellation can signal everything it started.
   bool new_process_group = true;
+  // Starts the child inside this sandbox (sandbox.hpp); mode off: none. If
+  // the sandbox cannot be applied, nothing is started.
+  Sandbox sandbox;
 };
 
 // A started child. The pipes are the parent's ends, non-blocking and

@@ -37,8 +37,38 @@ struct Shape<Usage> {
                                             field("reasoningTokens", &Usage::reasoning_tokens)};
 };
 
+// A tool call waiting for a person (the approval_requested event's fields).
+struct PendingApproval {
+  std::string approval_id;
+  std::string turn_id;
+  std::int64_t step = 0;
+  std::string call_id;
+  std::string tool_name;
+  nlohmann::json arguments = nlohmann::json::object();
+  std::string category;
+  std::string reason;
+  std::string rule;
+  std::vector<std::string> suggested_rules;
+};
+template <>
+struct Shape<PendingApproval> {
+  static constexpr std::string_view name = "PendingApproval";
+  static constexpr std::string_view doc = "A tool call waiting for a person's approval.";
+  static constexpr auto fields =
+      std::tuple{field("approvalId", &PendingApproval::approval_id),
+                 field("turnId", &PendingApproval::turn_id),
+                 field("step", &PendingApproval::step),
+                 field("callId", &PendingApproval::call_id),
+                 field("toolName", &PendingApproval::tool_name),
+                 field("arguments", &PendingApproval::arguments, "Record<string, unknown>"),
+                 field("category", &PendingApproval::category),
+                 field("reason", &PendingApproval::reason),
+                 field("rule", &PendingApproval::rule),
+                 field("suggestedRules", &PendingApproval::suggested_rules)};
+};
+
 struct DriverStatus {
-  std::string state;  // a DriverState: idle, running, pausing, paused, aborting, closed
+  std::string state;  // a DriverState: idle, running, waiting, pausing, paused, aborting, closed
   std::string session_id;
   std::string provider;
   std::string model;
@@ -49,6 +79,9 @@ struct DriverStatus {
   Usage usage;
   std::int64_t last_seq = 0;
   std::string last_error;
+  std::vector<PendingApproval> approvals;
+  std::string permission_mode;  // empty: no permission checks
+  std::string sandbox;          // read-only, workspace-write, off, unavailable
 };
 template <>
 struct Shape<DriverStatus> {
@@ -64,7 +97,44 @@ struct Shape<DriverStatus> {
                                             field("activity", &DriverStatus::activity),
                                             field("usage", &DriverStatus::usage),
                                             field("lastSeq", &DriverStatus::last_seq),
-                                            field("lastError", &DriverStatus::last_error)};
+                                            field("lastError", &DriverStatus::last_error),
+                                            field("approvals", &DriverStatus::approvals),
+                                            field("permissionMode", &DriverStatus::permission_mode),
+                                            field("sandbox", &DriverStatus::sandbox)};
+};
+
+// One rule in force, and where it was written.
+struct PermissionRule {
+  std::string list;  // allow, ask, deny
+  std::string rule;
+  std::string source;  // a settings file, a flag, or "this conversation"
+};
+template <>
+struct Shape<PermissionRule> {
+  static constexpr std::string_view name = "PermissionRule";
+  static constexpr std::string_view doc = "A permission rule in force and its source.";
+  static constexpr auto fields =
+      std::tuple{field("list", &PermissionRule::list, R"("allow" | "ask" | "deny")"),
+                 field("rule", &PermissionRule::rule), field("source", &PermissionRule::source)};
+};
+
+// GET /api/conversations/{id}/permissions
+struct PermissionsView {
+  std::string mode;
+  std::string mode_source;
+  std::string sandbox;
+  std::string sandbox_support;        // what the kernel offers, in words
+  std::vector<PermissionRule> rules;  // deny first: the order they are checked in
+};
+template <>
+struct Shape<PermissionsView> {
+  static constexpr std::string_view name = "PermissionsView";
+  static constexpr std::string_view doc = "GET /api/conversations/{id}/permissions";
+  static constexpr auto fields = std::tuple{
+      field("mode", &PermissionsView::mode), field("modeSource", &PermissionsView::mode_source),
+      field("sandbox", &PermissionsView::sandbox),
+      field("sandboxSupport", &PermissionsView::sandbox_support),
+      field("rules", &PermissionsView::rules)};
 };
 
 // A driver with the conversation it belongs to (the status stream's

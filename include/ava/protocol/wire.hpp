@@ -143,15 +143,68 @@ struct CreateConversation {
   std::string project_id;
   std::string title;
   ModelRef model;
+  std::string permission_mode;  // ask, accept-edits, plan, auto; empty: the settings'
 };
 template <>
 struct Shape<CreateConversation> {
   static constexpr std::string_view name = "CreateConversation";
   static constexpr std::string_view doc = "POST /api/conversations";
-  static constexpr auto fields = std::tuple{field("projectId", &CreateConversation::project_id),
-                                            omittable("title", &CreateConversation::title),
-                                            omittable("model", &CreateConversation::model)};
+  static constexpr auto fields =
+      std::tuple{field("projectId", &CreateConversation::project_id),
+                 omittable("title", &CreateConversation::title),
+                 omittable("model", &CreateConversation::model),
+                 omittable("permissionMode", &CreateConversation::permission_mode)};
   static Result<void> check(const CreateConversation& create);
+};
+
+// POST /api/conversations/{id}/approvals/{approvalId}
+enum class ApprovalDecision { allow, deny };
+template <>
+struct EnumShape<ApprovalDecision> {
+  static constexpr std::string_view name = "ApprovalDecision";
+  static constexpr std::string_view doc = "allow runs the call; deny gives the model the refusal.";
+  static constexpr std::array values{std::pair{ApprovalDecision::allow, std::string_view("allow")},
+                                     std::pair{ApprovalDecision::deny, std::string_view("deny")}};
+};
+enum class ApprovalScope { once, conversation, project };
+template <>
+struct EnumShape<ApprovalScope> {
+  static constexpr std::string_view name = "ApprovalScope";
+  static constexpr std::string_view doc =
+      "once: this call; conversation: the rule for the rest of the conversation; project: the "
+      "rule also written to the project's .ava/settings.local.json.";
+  static constexpr std::array values{
+      std::pair{ApprovalScope::once, std::string_view("once")},
+      std::pair{ApprovalScope::conversation, std::string_view("conversation")},
+      std::pair{ApprovalScope::project, std::string_view("project")}};
+};
+struct ApprovalDecisionRequest {
+  ApprovalDecision decision = ApprovalDecision::deny;
+  ApprovalScope scope = ApprovalScope::once;
+  std::string rule;     // for conversation/project; empty: the first suggested rule
+  std::string message;  // to the model
+};
+template <>
+struct Shape<ApprovalDecisionRequest> {
+  static constexpr std::string_view name = "ApprovalDecisionRequest";
+  static constexpr std::string_view doc = "POST /api/conversations/{id}/approvals/{approvalId}";
+  static constexpr auto fields =
+      std::tuple{field("decision", &ApprovalDecisionRequest::decision),
+                 omittable("scope", &ApprovalDecisionRequest::scope),
+                 omittable("rule", &ApprovalDecisionRequest::rule),
+                 omittable("message", &ApprovalDecisionRequest::message)};
+  static Result<void> check(const ApprovalDecisionRequest& request);
+};
+
+// PUT /api/conversations/{id}/permissions
+struct PermissionModeRequest {
+  std::string mode;  // ask, accept-edits, plan, auto
+};
+template <>
+struct Shape<PermissionModeRequest> {
+  static constexpr std::string_view name = "PermissionModeRequest";
+  static constexpr std::string_view doc = "PUT /api/conversations/{id}/permissions";
+  static constexpr auto fields = std::tuple{field("mode", &PermissionModeRequest::mode)};
 };
 
 // PATCH /api/conversations/{id}: only the fields present change.
@@ -288,6 +341,8 @@ Result<ConversationPatch> parse_conversation_patch(const nlohmann::json& json);
 Result<InputRequest> parse_input_request(const nlohmann::json& json);
 Result<CreateProject> parse_create_project(const nlohmann::json& json);
 Result<ModelRef> parse_model_ref(const nlohmann::json& json);
+Result<ApprovalDecisionRequest> parse_approval_decision(const nlohmann::json& json);
+Result<PermissionModeRequest> parse_permission_mode(const nlohmann::json& json);
 Result<ProviderUpdateRequest> parse_provider_update(const nlohmann::json& json);
 // `enabled` must be present (null is a value here: remove the switch).
 Result<SkillUpdateRequest> parse_skill_update(const nlohmann::json& json);

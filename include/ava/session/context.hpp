@@ -18,6 +18,12 @@ struct PendingInput {
   std::vector<content::ImageBlock> attachments;
 };
 
+// A tool call waiting for a person: requested, neither decided nor answered.
+struct PendingApproval {
+  Seq seq = 0;
+  ApprovalRequested request;
+};
+
 // What a log says the next request is built from. Rebuilt the same way after
 // a restart, a recovery or a replay, so each sees the same context.
 struct Context {
@@ -32,7 +38,12 @@ struct Context {
   std::optional<int> open_step;
   std::vector<std::string> unpaired_calls;  // tool call ids without a result
   bool paused = false;
-  content::Usage usage;  // totals over the whole log
+  std::vector<PendingApproval> pending_approvals;  // in request order
+  // Allow rules a person granted for the rest of this conversation (or the
+  // project) when deciding an approval, in decision order.
+  std::vector<std::string> granted_rules;
+  std::string permission_mode;  // the last one a person chose; empty: the settings'
+  content::Usage usage;         // totals over the whole log
   Seq last_seq = 0;
 };
 

@@ -123,6 +123,56 @@ struct Recovered {
   std::vector<std::string> notes;
 };
 
+// A tool call that needs a person before it runs (docs/permissions.md). The
+// driver waits for the decision with the call unanswered; the wait survives
+// a restart, because the tool has not run yet.
+struct ApprovalRequested {
+  std::string approval_id;
+  std::string turn_id;
+  int step = 0;
+  std::string call_id;
+  std::string tool_name;
+  nlohmann::json arguments;  // the call's arguments as the model sent them (an object)
+  std::string category;      // read, edit, execute, network, mcp
+  std::string reason;        // why it asks, for the person
+  std::string rule;          // the rule that asked; empty when the mode did
+  std::vector<std::string> suggested_rules;  // rules that would allow calls like this one
+};
+
+enum class ApprovalDecision { allow, deny };
+// once: this call. conversation: `rule` is allowed for the rest of the
+// conversation. project: `rule` was also written to the project's settings.
+enum class ApprovalScope { once, conversation, project };
+
+struct ApprovalDecided {
+  std::string approval_id;
+  std::string call_id;
+  ApprovalDecision decision = ApprovalDecision::deny;
+  ApprovalScope scope = ApprovalScope::once;
+  std::string rule;     // the allow rule a wider scope adds; empty for once
+  std::string message;  // the person's note to the model; may be empty
+};
+
+// The conversation's permission mode from here on (ask, accept-edits, plan,
+// auto), chosen by a person; it outranks the settings' default mode.
+struct PermissionModeChanged {
+  std::string mode;
+};
+
+// One hook command's run around a tool call or a lifecycle point, so the UIs
+// and `ava session inspect` show why a call was blocked or changed.
+struct HookRan {
+  std::string hook;  // PreToolUse, PostToolUse, UserPromptSubmit, Stop, ...
+  std::string command;
+  std::string turn_id;  // empty outside a turn
+  std::string call_id;  // the tool call, for tool hooks
+  std::int64_t duration_ms = 0;
+  std::string outcome;  // ok, block, allow, ask, deny, rewrite, error, timeout
+  std::int64_t exit_code = 0;
+  std::string reason;  // a veto's or decision's reason
+  std::string output;  // the command's stdout and stderr, bounded
+};
+
 // An event of a kind this version does not know, kept exactly as read.
 struct UnknownEvent {
   std::string type;
@@ -132,7 +182,8 @@ struct UnknownEvent {
 using EventBody =
     std::variant<SessionStarted, InputAcknowledged, InputClaimed, TurnStarted, TurnEnded,
                  StepStarted, StepEnded, AssistantMessage, ToolResult, UsageRecorded, ModelChanged,
-                 Paused, Resumed, Compacted, ErrorOccurred, Recovered, UnknownEvent>;
+                 Paused, Resumed, Compacted, ErrorOccurred, Recovered, ApprovalRequested,
+                 ApprovalDecided, PermissionModeChanged, HookRan, UnknownEvent>;
 
 struct Event {
   Seq seq = 0;
@@ -147,5 +198,7 @@ std::string_view type_name(const EventBody& body);
 std::string_view to_string(EndReason reason);
 std::string_view to_string(ToolStatus status);
 std::string_view to_string(InputKind kind);
+std::string_view to_string(ApprovalDecision decision);
+std::string_view to_string(ApprovalScope scope);
 
 }  // namespace ava::session

@@ -29,6 +29,25 @@ struct ToolCallSummary {
   std::string status;  // a ToolStatus name, or "unpaired"
 };
 
+struct ApprovalSummary {
+  std::string approval_id;
+  std::string call_id;
+  std::string tool_name;
+  std::string reason;    // why it asked
+  std::string decision;  // allow, deny, or "pending" (or "moot": the call was answered without one)
+  std::string scope;     // once, conversation, project; empty while pending
+  std::string message;   // the person's note
+};
+
+struct HookSummary {
+  std::string hook;
+  std::string command;
+  std::string call_id;
+  std::string outcome;
+  std::int64_t duration_ms = 0;
+  std::string reason;
+};
+
 // A read-only report of one log (`ava session inspect`).
 struct InspectReport {
   std::filesystem::path path;
@@ -43,6 +62,9 @@ struct InspectReport {
   std::vector<ToolCallSummary> tool_calls;
   std::vector<std::string> unpaired_calls;
   std::vector<PendingInput> pending;
+  std::vector<ApprovalSummary> approvals;
+  std::vector<HookSummary> hooks;
+  std::string permission_mode;  // the last one a person chose; empty: the settings'
   content::Usage usage;
   std::uint64_t recoveries = 0;
 };

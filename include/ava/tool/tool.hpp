@@ -10,6 +10,7 @@
 
 #include "ava/base/error.hpp"
 #include "ava/base/limits.hpp"
+#include "ava/proc/sandbox.hpp"
 #include "ava/tool/content.hpp"
 
 namespace ava::tool {
@@ -23,12 +24,16 @@ struct ToolSpec {
   std::string description;    // short: it is sent with every request
   nlohmann::json parameters;  // JSON Schema of the arguments, as the model sees it
   Category category = Category::other;
+  // Changes nothing (reads, lookups; an MCP tool's readOnlyHint): the
+  // permission check counts its calls as reads.
+  bool read_only = false;
 };
 
 struct ToolContext {
   std::filesystem::path cwd;  // relative paths and commands start here
   base::Limits limits = base::Limits::defaults();
   boost::asio::any_io_executor executor;
+  proc::Sandbox sandbox;  // where commands run (bash); mode off: unrestricted
 };
 
 class Tool {

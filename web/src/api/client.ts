@@ -1,6 +1,9 @@
 // The HTTP side of the API (fetch, JSON errors as typed errors) and the SSE
 // follower that survives disconnects and resumes from its last sequence.
 import type {
+  ApprovalDecisionRequest,
+  PermissionModeRequest,
+  PermissionsView,
   ApiError,
   Conversation,
   ConversationPatch,
@@ -135,6 +138,12 @@ export const api = {
       throw error;
     }
   },
+  /** Answers a call waiting for a person; 409 when it was answered already. */
+  decideApproval: (id: string, approvalId: string, body: ApprovalDecisionRequest) =>
+    request<DriverStatus>("POST", `/api/conversations/${enc(id)}/approvals/${enc(approvalId)}`, body),
+  permissions: (id: string) => request<PermissionsView>("GET", `/api/conversations/${enc(id)}/permissions`),
+  setPermissionMode: (id: string, mode: string) =>
+    request<DriverStatus>("PUT", `/api/conversations/${enc(id)}/permissions`, { mode } satisfies PermissionModeRequest),
   control: (id: string, action: "pause" | "resume" | "abort") =>
     request<DriverStatus>("POST", `/api/conversations/${enc(id)}/${action}`),
   setModel: (id: string, model: ModelRef) => request<DriverStatus>("PUT", `/api/conversations/${enc(id)}/model`, model),

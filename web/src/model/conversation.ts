@@ -12,9 +12,20 @@ import type {
   ToolResultEvent,
   TurnEndEvent,
 } from "../api/protocol.gen";
+import type { ApprovalDecidedEvent, ApprovalRequestedEvent, HookEvent, PermissionModeEvent } from "../api/protocol.gen";
 import type { CompactionEvent, ErrorEvent, ModelChangedEvent, RecoveredEvent, UsageEvent } from "../api/protocol.extra";
 
-export type ToolStatus = "running" | "ok" | "error" | "interrupted" | "skipped";
+export type ToolStatus = "running" | "waiting" | "ok" | "error" | "interrupted" | "skipped";
+
+/** A call's approval request (approval_requested) and, once given, the answer. */
+export interface Approval {
+  id: string;
+  category: string;
+  reason: string;
+  rule: string;
+  suggestedRules: string[];
+  decided: { decision: "allow" | "deny"; scope: string; rule: string; message: string } | null;
+}
 
 export interface UserItem {
   kind: "user";
@@ -59,6 +70,7 @@ export interface ToolItem {
   status: ToolStatus;
   output: string;
   details: Record<string, unknown> | null;
+  approval: Approval | null;
 }
 
 export interface NoticeItem {
@@ -103,6 +115,8 @@ export interface ConversationState {
   /** From the status stream. */
   driverState: DriverState | null;
   activity: string;
+  /** The mode a person chose in this conversation (permission_mode), if any. */
+  permissionMode: string;
   // Bookkeeping (plain objects so the state stays serialisable).
   callIndex: Record<string, number>;
   inputIndex: Record<string, number>;
@@ -131,6 +145,7 @@ export function initialState(conversationId: string): ConversationState {
     turnId: null,
     driverState: null,
     activity: "",
+    permissionMode: "",
     callIndex: {},
     inputIndex: {},
     doneSteps: {},
@@ -276,6 +291,7 @@ function applyOne(s: ConversationState, event: ConversationEvent): void {
             status: "running",
             output: "",
             details: null,
+            approval: null,
           });
         }
       });
@@ -303,8 +319,47 @@ function applyOne(s: ConversationState, event: ConversationEvent): void {
           status,
           output: contentText(e.content),
           details,
+          approval: null,
         });
       }
+      return;
+    }
+    case "approval_requested": {
+      const e = event as ApprovalRequestedEvent;
+      const index = s.callIndex[e.call_id];
+      const item = index === undefined ? undefined : s.items[index];
+      if (!item || item.kind !== "tool" || item.status !== "running") return;
+      const approval: Approval = {
+        id: e.approval_id,
+        category: e.category ?? "",
+        reason: e.reason ?? "",
+        rule: e.rule ?? "",
+        suggestedRules: Array.isArray(e.suggested_rules) ? e.suggested_rules.filter((r) => typeof r === "string") : [],
+        decided: null,
+      };
+      s.items[index] = { ...item, status: "waiting", approval };
+      return;
+    }
+    case "approval_decided": {
+      const e = event as ApprovalDecidedEvent;
+      const index = s.callIndex[e.call_id];
+      const item = index === undefined ? undefined : s.items[index];
+      if (!item || item.kind !== "tool" || !item.approval || item.approval.id !== e.approval_id) return;
+      const decided = { decision: e.decision === "allow" ? ("allow" as const) : ("deny" as const), scope: e.scope ?? "once", rule: e.rule ?? "", message: e.message ?? "" };
+      s.items[index] = { ...item, status: item.status === "waiting" ? "running" : item.status, approval: { ...item.approval, decided } };
+      return;
+    }
+    case "permission_mode": {
+      const e = event as PermissionModeEvent;
+      s.permissionMode = e.mode ?? "";
+      push(s, { kind: "notice", key: `n${e.seq}`, seq: e.seq, level: "info", text: `Permission mode set to ${e.mode}` });
+      return;
+    }
+    case "hook": {
+      const e = event as HookEvent;
+      if (e.outcome === "ok") return;
+      const why = e.reason ? `: ${e.reason}` : "";
+      push(s, { kind: "notice", key: `n${e.seq}`, seq: e.seq, level: e.outcome === "error" || e.outcome === "timeout" ? "error" : "info", text: `Hook ${e.hook} (${e.command}) ${e.outcome}${why}` });
       return;
     }
     case "usage": {
@@ -328,7 +383,7 @@ function applyOne(s: ConversationState, event: ConversationEvent): void {
       // Any call of this turn still open did not finish.
       for (const index of Object.values(s.callIndex)) {
         const item = s.items[index];
-        if (item && item.kind === "tool" && item.turnId === e.turn_id && item.status === "running") {
+        if (item && item.kind === "tool" && item.turnId === e.turn_id && (item.status === "running" || item.status === "waiting")) {
           s.items[index] = { ...item, status: "interrupted" };
         }
       }
@@ -412,6 +467,11 @@ export function applyStatus(state: ConversationState, message: StatusMessage): C
     default:
       return state;
   }
+}
+
+/** Calls waiting for a person, oldest first. */
+export function pendingApprovals(state: ConversationState): ToolItem[] {
+  return state.items.filter((item): item is ToolItem => item.kind === "tool" && item.status === "waiting" && !!item.approval && !item.approval.decided);
 }
 
 /** The items to render: durable items, then the live step's text. */

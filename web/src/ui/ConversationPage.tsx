@@ -2,8 +2,10 @@ import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { api, ApiRequestError, follow } from "../api/client";
 import type { ConversationEvent, ConversationView, StatusMessage } from "../api/protocol.gen";
 import type { ModelsResponse } from "../api/protocol.extra";
-import { initialState, reduce, viewItems } from "../model/conversation";
+import type { ApprovalDecisionRequest, PermissionsView } from "../api/protocol.gen";
+import { initialState, pendingApprovals, reduce, viewItems } from "../model/conversation";
 import { connection, statusBus } from "../model/stores";
+import { ApprovalCard } from "./ApprovalCard";
 import { Composer, type Attachment } from "./Composer";
 import { EventList } from "./EventList";
 
@@ -117,7 +119,41 @@ export function ConversationPage({ id, models, listed }: { id: string; models: M
   }, [id, meta, state.lastSeq]);
 
   const driver = state.driverState ?? meta?.state ?? "idle";
-  const running = driver === "running" || driver === "pausing" || driver === "aborting";
+  const running = driver === "running" || driver === "waiting" || driver === "pausing" || driver === "aborting";
+
+  // The mode, sandbox and rules in force; read again when the log records a change.
+  const [permissions, setPermissions] = useState<PermissionsView | null>(null);
+  useEffect(() => {
+    let cancelled = false;
+    api.permissions(id).then(
+      (p) => !cancelled && setPermissions(p),
+      () => undefined,
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [id, state.permissionMode]);
+  const changeMode = (mode: string) => {
+    api.setPermissionMode(id, mode).then(
+      () => setPermissions((p) => (p ? { ...p, mode, modeSource: "this conversation" } : p)),
+      (e: ApiRequestError) => setError(`Could not change the permission mode: ${e.message}`),
+    );
+  };
+
+  const waiting = pendingApprovals(state);
+  const decide = useCallback(
+    async (approvalId: string, answer: ApprovalDecisionRequest): Promise<string | null> => {
+      try {
+        await api.decideApproval(id, approvalId, answer);
+        if (answer.scope === "project") api.permissions(id).then(setPermissions, () => undefined);
+        return null;
+      } catch (e) {
+        const err = e as ApiRequestError;
+        return err.status === 409 ? `Already answered: ${err.message}` : `Could not answer: ${err.message}`;
+      }
+    },
+    [id],
+  );
 
   const control = useCallback(
     (action: "pause" | "resume" | "abort") => {
@@ -179,6 +215,30 @@ export function ConversationPage({ id, models, listed }: { id: string; models: M
           )}
         </div>
         <div className="conv-tools">
+          {permissions && (
+            <label className="mode-picker" title={`${permissions.modeSource ? `Mode from ${permissions.modeSource}. ` : ""}Sandbox: ${permissions.sandbox}. ${permissions.sandboxSupport}`}>
+              <span className="sr-only">Permission mode</span>
+              <select aria-label="Permission mode" value={permissions.mode} onChange={(e) => changeMode(e.target.value)} data-testid="permission-mode">
+                {["ask", "accept-edits", "plan", "auto"].map((m) => (
+                  <option key={m} value={m}>
+                    {m === "ask" ? "Ask before changes" : m === "accept-edits" ? "Accept edits" : m === "plan" ? "Plan (read-only)" : "Auto"}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          {permissions && permissions.rules.length > 0 && (
+            <details className="rules">
+              <summary>Rules ({permissions.rules.length})</summary>
+              <ul aria-label="Permission rules in force">
+                {permissions.rules.map((r, i) => (
+                  <li key={i} title={r.source}>
+                    <span className={`badge list-${r.list}`}>{r.list}</span> <code>{r.rule}</code>
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )}
           <label className="model-picker">
             <span className="sr-only">Model</span>
             <select aria-label="Model" value={`${provider}/${model}`} onChange={(e) => changeModel(e.target.value)}>
@@ -211,6 +271,7 @@ export function ConversationPage({ id, models, listed }: { id: string; models: M
         </div>
       )}
       <EventList items={items} />
+      {waiting.length > 0 && <ApprovalCard key={waiting[0].approval!.id} item={waiting[0]} more={waiting.length - 1} onDecide={(answer) => decide(waiting[0].approval!.id, answer)} />}
       <Composer running={running || driver === "paused"} onSend={send} />
     </main>
   );

@@ -4,6 +4,7 @@ import { renderMarkdown } from "./markdown";
 
 const STATUS_LABEL: Record<ToolItem["status"], string> = {
   running: "running",
+  waiting: "waiting for approval",
   ok: "ok",
   error: "error",
   interrupted: "interrupted",
@@ -50,7 +51,7 @@ function Output({ text, label }: { text: string; label: string }) {
   );
 }
 
-function DiffView({ diff }: { diff: string }) {
+export function DiffView({ diff }: { diff: string }) {
   const lines = diff.replace(/\n$/, "").split("\n");
   return (
     <pre className="diff" aria-label="Diff">

@@ -88,12 +88,18 @@ export function Sidebar(props: Props) {
                         className="conv-open"
                         onClick={() => props.onOpen(c.id)}
                         aria-current={c.id === props.selected ? "page" : undefined}
-                        aria-label={`${c.title || "Untitled"}${unread ? ", new activity" : ""}${state !== "idle" && state !== "closed" ? `, ${state}` : ""}`}
+                        aria-label={`${c.title || "Untitled"}${unread ? ", new activity" : ""}${state === "waiting" ? ", waiting for your approval" : state !== "idle" && state !== "closed" ? `, ${state}` : ""}`}
                       >
                         {c.pinned && <span aria-hidden="true">📌 </span>}
                         <span className="conv-title-text">{c.title || "Untitled"}</span>
                         {unread && <span className="unread" data-testid="unread" aria-hidden="true" />}
-                        {state !== "idle" && state !== "closed" && <span className={`dot state-${state}`} aria-hidden="true" />}
+                        {state === "waiting" ? (
+                          <span className="needs-you" data-testid="needs-approval" aria-hidden="true">
+                            needs you
+                          </span>
+                        ) : (
+                          state !== "idle" && state !== "closed" && <span className={`dot state-${state}`} aria-hidden="true" />
+                        )}
                       </button>
                       <button type="button" className="small" onClick={() => props.onPatch(c.id, { pinned: !c.pinned })} aria-label={c.pinned ? `Unpin ${c.title || "Untitled"}` : `Pin ${c.title || "Untitled"}`} aria-pressed={c.pinned}>
                         {c.pinned ? "Unpin" : "Pin"}

@@ -1,0 +1,268 @@
+// The permission check before every tool call (docs/permissions.md): the
+// policy decides, and a call that needs a person is recorded as an
+// approval_requested event and waits, on the driver's strand, for the
+// approval_decided event that answers it.
+
+#include <fmt/format.h>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "ava/base/id.hpp"
+#include "core.hpp"
+
+namespace ava::agent {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+std::optional<std::string> string_argument(const json& arguments, const char* name) {
+  const auto it = arguments.find(name);
+  if (it == arguments.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+json permission_details(std::string_view verdict, const std::string& reason,
+                        const std::optional<std::string>& rule) {
+  json permission{{"verdict", verdict}, {"reason", reason}};
+  if (rule) permission["rule"] = *rule;
+  return json{{"permission", std::move(permission)}};
+}
+
+}  // namespace
+
+policy::ToolCall describe_call(const tool::ToolSpec& spec, const json& arguments) {
+  policy::ToolCall call{.tool = spec.name};
+  if (spec.name == "bash") {
+    call.category = policy::Category::execute;
+    call.command = string_argument(arguments, "command");
+    return call;
+  }
+  call.path = string_argument(arguments, "path");
+  if (spec.read_only) {
+    call.category = policy::Category::read;
+    return call;
+  }
+  switch (spec.category) {
+    case tool::Category::fs: call.category = policy::Category::edit; break;
+    case tool::Category::web: call.category = policy::Category::network; break;
+    case tool::Category::mcp: call.category = policy::Category::mcp; break;
+    // A shell other than bash, or a tool whose effects are unknown: treated
+    // as running something.
+    case tool::Category::shell:
+    case tool::Category::other: call.category = policy::Category::execute; break;
+  }
+  if (spec.name.starts_with("mcp__")) call.category = policy::Category::mcp;
+  return call;
+}
+
+bool AgentCore::sandbox_unavailable() const {
+  return permissions_ && permissions_->sandbox.mode != proc::SandboxMode::off &&
+         !proc::sandbox_support().filesystem();
+}
+
+policy::RuleSet AgentCore::effective_rules() const {
+  policy::RuleSet rules = permissions_->rules;
+  const auto& context = context_.context();
+  if (!context.permission_mode.empty()) {
+    if (auto mode = policy::parse_mode(context.permission_mode)) rules.mode = *mode;
+  }
+  for (const auto& text : context.granted_rules) {
+    if (auto rule = policy::parse_rule(text)) rules.allow.push_back(std::move(*rule));
+  }
+  // `auto` runs commands only inside the sandbox it was promised.
+  if (rules.mode == policy::Mode::auto_ && sandbox_unavailable()) {
+    rules.mode = policy::Mode::accept_edits;
+  }
+  return rules;
+}
+
+std::string AgentCore::effective_mode() const {
+  if (!permissions_) return {};
+  return std::string(policy::to_string(effective_rules().mode));
+}
+
+policy::Places AgentCore::places() const {
+  return {.project = permissions_->project.empty() ? tool_context_.cwd : permissions_->project,
+          .cwd = tool_context_.cwd,
+          .home = permissions_->home};
+}
+
+asio::awaitable<Gate> AgentCore::permission_gate(const std::string& turn_id, int step,
+                                                 const llm::ToolCallBlock& call,
+                                                 const tool::Tool& tool, const json& arguments) {
+  // A call whose approval was asked before a restart waits for that one.
+  std::optional<session::ApprovalRequested> pending;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& waiting : context_.context().pending_approvals) {
+      if (waiting.request.call_id == call.id) pending = waiting.request;
+    }
+  }
+  if (!pending) {
+    if (!permissions_) co_return Gate{};
+    const policy::ToolCall described = describe_call(tool.spec(), arguments);
+    policy::RuleSet rules;
+    {
+      std::lock_guard lock(mutex_);
+      rules = effective_rules();
+    }
+    const policy::Places where = places();
+    const policy::Decision decision = policy::evaluate(rules, described, where);
+    if (decision.verdict == policy::Verdict::allow) co_return Gate{};
+    if (decision.verdict == policy::Verdict::deny) {
+      co_return Gate{.kind = Gate::refuse,
+                     .text = fmt::format("Permission denied: {}. The call did not run; do not "
+                                         "retry it as it is.",
+                                         decision.reason),
+                     .details = permission_details("deny", decision.reason, decision.rule)};
+    }
+    if (!permissions_->can_ask) {
+      co_return Gate{
+          .kind = Gate::refuse,
+          .text = fmt::format(
+              "Not run: this call needs a person's approval ({}), and nobody can approve calls "
+              "in this run. Do without it, or tell the user which permission would let it run.",
+              decision.reason),
+          .details = permission_details("ask", decision.reason, decision.rule)};
+    }
+    pending =
+        session::ApprovalRequested{.approval_id = base::new_id(),
+                                   .turn_id = turn_id,
+                                   .step = step,
+                                   .call_id = call.id,
+                                   .tool_name = call.name,
+                                   .arguments = arguments,
+                                   .category = std::string(policy::to_string(described.category)),
+                                   .reason = decision.reason,
+                                   .rule = decision.rule.value_or(""),
+                                   .suggested_rules = policy::suggest_rules(described, where)};
+    if (auto asked = append({*pending}); !asked) {
+      co_return Gate{
+          .kind = Gate::refuse,
+          .text = "Not run: the approval request could not be recorded: " + asked.error().message};
+    }
+  } else if (!permissions_ || !permissions_->can_ask) {
+    // Reopened where nobody can answer: the wait ends here, as a denial.
+    const std::string why = "nobody can approve calls in this run";
+    (void)append({session::ApprovalDecided{.approval_id = pending->approval_id,
+                                           .call_id = call.id,
+                                           .decision = session::ApprovalDecision::deny,
+                                           .message = why}});
+    co_return Gate{.kind = Gate::refuse,
+                   .text = "Not run: this call waited for a person's approval, and " + why + ".",
+                   .details = permission_details("ask", pending->reason, std::nullopt)};
+  }
+
+  set_state(DriverState::waiting);
+  auto waiting = await_decision(pending->approval_id);
+  const std::optional<session::ApprovalDecided> decided = co_await std::move(waiting);
+  bool closing = false;
+  bool pausing = false;
+  {
+    std::lock_guard lock(mutex_);
+    closing = close_requested_;
+    pausing = pause_requested_;
+  }
+  if (!decided) {
+    if (closing) co_return Gate{.kind = Gate::suspend};
+    co_return Gate{.kind = Gate::refuse,
+                   .text =
+                       "Skipped: the user aborted the turn while this call waited for "
+                       "approval.",
+                   .status = session::ToolStatus::skipped};
+  }
+  set_state(pausing ? DriverState::pausing : DriverState::running);
+  if (decided->decision == session::ApprovalDecision::allow) co_return Gate{};
+  std::string text = "Denied by the user: the call did not run.";
+  if (!decided->message.empty()) text += " The user says: " + decided->message;
+  co_return Gate{.kind = Gate::refuse,
+                 .text = std::move(text),
+                 .details = permission_details("deny", "denied by the user", std::nullopt)};
+}
+
+asio::awaitable<std::optional<session::ApprovalDecided>> AgentCore::await_decision(
+    const std::string& approval_id) {
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = decisions_.find(approval_id); it != decisions_.end()) {
+        auto decided = std::move(it->second);
+        decisions_.erase(it);
+        co_return decided;
+      }
+      if (abort_requested_ || close_requested_) co_return std::nullopt;
+    }
+    // decide(), abort and close cancel this timer on the strand; checking
+    // and starting the wait happen without a suspension between them.
+    approval_timer_.expires_at(asio::steady_timer::time_point::max());
+    co_await approval_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+}
+
+Result<void> AgentCore::decide(const std::string& approval_id, const ApprovalAnswer& answer) {
+  // One decision at a time: the check and the append below are one step.
+  std::lock_guard deciding(decide_mutex_);
+  session::ApprovalRequested request;
+  {
+    std::lock_guard lock(mutex_);
+    if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
+    bool found = false;
+    for (const auto& waiting : context_.context().pending_approvals) {
+      if (waiting.request.approval_id == approval_id) {
+        request = waiting.request;
+        found = true;
+      }
+    }
+    if (!found) {
+      return fail(ErrorCode::conflict, "no pending approval " + approval_id.substr(0, 64) +
+                                           " (unknown, already decided, or its call was answered)");
+    }
+  }
+  session::ApprovalDecided decided{.approval_id = approval_id,
+                                   .call_id = request.call_id,
+                                   .decision = answer.decision,
+                                   .scope = answer.scope,
+                                   .message = answer.message.substr(0, 4096)};
+  if (answer.decision == session::ApprovalDecision::allow &&
+      answer.scope != session::ApprovalScope::once) {
+    decided.rule = answer.rule;
+    if (decided.rule.empty() && !request.suggested_rules.empty()) {
+      decided.rule = request.suggested_rules.front();
+    }
+    if (decided.rule.empty()) {
+      return fail(ErrorCode::invalid_argument,
+                  "no rule to grant for this call: name one, or allow it once");
+    }
+    AVA_TRY_VOID(policy::parse_rule(decided.rule));
+  } else {
+    decided.scope = session::ApprovalScope::once;  // a denial is for this call only
+  }
+  AVA_TRY_VOID(append({std::move(decided)}));
+  asio::post(strand_, [self = shared_from_this()] { self->approval_timer_.cancel(); });
+  return {};
+}
+
+Result<void> AgentCore::set_permission_mode(policy::Mode mode) {
+  if (!permissions_) {
+    return fail(ErrorCode::invalid_argument, "this agent runs without permission checks");
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
+  }
+  AVA_TRY_VOID(append({session::PermissionModeChanged{std::string(policy::to_string(mode))}}));
+  return {};
+}
+
+std::optional<PermissionOptions> AgentCore::permissions() const {
+  if (!permissions_) return std::nullopt;
+  PermissionOptions current = *permissions_;
+  std::lock_guard lock(mutex_);
+  current.rules = effective_rules();
+  return current;
+}
+
+}  // namespace ava::agent
