@@ -50,9 +50,15 @@ Result<int> show(const PermissionFlags& flags) {
                        {"rule", listed.rule.text},
                        {"source", listed.source}});
     }
+    nlohmann::json ignored = nlohmann::json::array();
+    for (const auto& item : effective.ignored) {
+      ignored.push_back({{"setting", item.setting}, {"source", item.source}});
+    }
     const auto& sandbox = effective.sandbox;
     const nlohmann::json out{
         {"project", folder.string()},
+        {"projectTrusted", effective.project_trusted},
+        {"ignored", std::move(ignored)},
         {"mode", mode},
         {"modeSource", effective.mode_source},
         {"rules", std::move(rules)},
@@ -76,6 +82,12 @@ Result<int> show(const PermissionFlags& flags) {
                            : "not set (ava -p: workspace-write; the web UI and desktop: off)",
               proc::sandbox_support().describe().c_str());
   if (effective.listed.empty()) std::puts("No rules: the mode decides every call.");
+  if (!effective.ignored.empty()) {
+    std::puts("Ignored (the project is not in trustedProjects of your settings.json):");
+    for (const auto& item : effective.ignored) {
+      std::fputs(fmt::format("  {}  ({})\n", item.setting, item.source).c_str(), stdout);
+    }
+  }
   // Deny first: the order in which they are checked.
   for (const auto list : {policy::Verdict::deny, policy::Verdict::ask, policy::Verdict::allow}) {
     for (const auto& listed : effective.listed) {

@@ -108,6 +108,67 @@ Result<json> read_settings_document(const fs::path& file) {
   return std::move(*document);
 }
 
+// What the committed project file may not do on its own: allow rules, a
+// mode broader than ask, a sandbox that is off or lets more through.
+void narrow_untrusted(Effective& before, Effective& after, const std::string& source) {
+  for (auto it = after.listed.begin() + static_cast<std::ptrdiff_t>(before.listed.size());
+       it != after.listed.end();) {
+    if (it->list != Verdict::allow) {
+      ++it;
+      continue;
+    }
+    after.ignored.push_back({.setting = "allow " + it->rule.text, .source = source});
+    it = after.listed.erase(it);
+  }
+  after.rules.allow.resize(before.rules.allow.size());
+  if (after.rules.mode == Mode::accept_edits || after.rules.mode == Mode::auto_) {
+    if (after.mode_source == source) {
+      after.ignored.push_back(
+          {.setting = "defaultMode " + std::string(to_string(after.rules.mode)), .source = source});
+      after.rules.mode = before.rules.mode;
+      after.mode_source = before.mode_source;
+    }
+  }
+  if (after.sandbox.source == source && after.sandbox.mode == "off") {
+    after.ignored.push_back({.setting = "sandbox off", .source = source});
+    after.sandbox.mode = before.sandbox.mode;
+    after.sandbox.source = before.sandbox.source;
+  }
+  if (after.sandbox.network == true && before.sandbox.network != true) {
+    after.ignored.push_back({.setting = "sandbox.network true", .source = source});
+    after.sandbox.network = before.sandbox.network;
+  }
+  if (after.sandbox.writable_roots.size() > before.sandbox.writable_roots.size()) {
+    after.ignored.push_back({.setting = "sandbox.writableRoots", .source = source});
+    after.sandbox.writable_roots = before.sandbox.writable_roots;
+  }
+}
+
+// AVA_HOME/settings.json "trustedProjects": folders whose committed
+// settings apply in full.
+Result<bool> trusted(const fs::path& home, const fs::path& project) {
+  std::error_code ec;
+  const fs::path file = home / "settings.json";
+  if (home.empty() || !fs::exists(file, ec)) return false;
+  AVA_TRY(const json settings, read_settings_document(file));
+  const auto list = settings.find("trustedProjects");
+  if (list == settings.end() || list->is_null()) return false;
+  if (!list->is_array()) {
+    return fail(ErrorCode::invalid_argument,
+                file.string() + ": trustedProjects must be a list of folders");
+  }
+  const fs::path real = fs::weakly_canonical(project, ec);
+  for (const auto& entry : *list) {
+    if (!entry.is_string() || !fs::path(entry.get<std::string>()).is_absolute()) {
+      return fail(ErrorCode::invalid_argument,
+                  file.string() + ": trustedProjects holds an entry that is not an absolute path");
+    }
+    std::error_code entry_ec;
+    if (fs::weakly_canonical(entry.get<std::string>(), entry_ec) == real) return true;
+  }
+  return false;
+}
+
 Result<void> add_file(Effective& out, const fs::path& file) {
   std::error_code ec;
   if (!fs::exists(file, ec)) return {};
@@ -156,7 +217,11 @@ Result<Effective> load_permissions(const fs::path& home, const fs::path& project
   out.mode_source = "default";
   if (!home.empty()) AVA_TRY_VOID(add_file(out, home / "settings.json"));
   if (!project.empty()) {
-    AVA_TRY_VOID(add_file(out, project / ".ava" / "settings.json"));
+    AVA_TRY(out.project_trusted, trusted(home, project));
+    const fs::path committed = project / ".ava" / "settings.json";
+    Effective before = out;
+    AVA_TRY_VOID(add_file(out, committed));
+    if (!out.project_trusted) narrow_untrusted(before, out, committed.string());
     AVA_TRY_VOID(add_file(out, project / ".ava" / "settings.local.json"));
   }
   AVA_TRY_VOID(add_flag_rules(out, Verdict::allow, flags.allowed, "--allowed-tools"));

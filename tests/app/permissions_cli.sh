@@ -19,8 +19,21 @@ fail() { echo "permissions_cli: $*" >&2; exit 1; }
 out=$("$ava" permissions --cwd "$work/p" --json)
 [[ $(jq -r .mode <<<"$out") == accept-edits ]] || fail "mode: $out"
 [[ $(jq -r .modeSource <<<"$out") == "$AVA_HOME/settings.json" ]] || fail "mode source: $out"
-[[ $(jq -r '.rules | length' <<<"$out") == 3 ]] || fail "rules: $out"
+# The committed project file may not allow on its own: its allow rules are
+# reported as ignored until the user trusts the project.
+[[ $(jq -r '.rules | length' <<<"$out") == 1 ]] || fail "rules: $out"
 [[ $(jq -r '.rules[] | select(.list == "deny") | .rule' <<<"$out") == "bash(rm -rf *)" ]] || fail "deny: $out"
+[[ $(jq -r '.projectTrusted' <<<"$out") == false ]] || fail "trusted: $out"
+[[ $(jq -r '[.ignored[].setting] | join(",")' <<<"$out") == "allow Bash(git status*),allow edit(src/**)" ]] \
+  || fail "ignored: $out"
+grep -q "^Ignored (the project is not in trustedProjects" <<<"$("$ava" permissions --cwd "$work/p")" \
+  || fail "the text output does not say what it ignored"
+cat > "$AVA_HOME/settings.json" <<JSON
+{"permissions": {"deny": ["bash(rm -rf *)"], "defaultMode": "acceptEdits"}, "trustedProjects": ["$work/p"]}
+JSON
+out=$("$ava" permissions --cwd "$work/p" --json)
+[[ $(jq -r '.rules | length' <<<"$out") == 3 ]] || fail "trusted rules: $out"
+[[ $(jq -r '.ignored | length' <<<"$out") == 0 ]] || fail "trusted, still ignored: $out"
 
 text=$("$ava" permissions --cwd "$work/p" --permission-mode plan --disallowed-tools "mcp__x__*")
 grep -q "^Mode: plan (--permission-mode)" <<<"$text" || fail "flag mode: $text"

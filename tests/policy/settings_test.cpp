@@ -99,7 +99,7 @@ TEST_CASE("the sandbox setting comes as a name or an object, the last file winni
   CHECK(loaded->sandbox.source == (home / "settings.json").string());
 
   write(
-      project / ".ava" / "settings.json",
+      project / ".ava" / "settings.local.json",
       R"({"sandbox": {"mode": "workspace-write", "network": true, "writableRoots": ["/srv/cache"]}})");
   loaded = load_permissions(home, project);
   REQUIRE(loaded);
@@ -141,4 +141,47 @@ TEST_CASE("a project rule is added to the local settings, keeping what is there"
   CHECK_FALSE(add_project_rule(project, Verdict::allow, "read"));
   std::ifstream again(project_rules_file(project));
   CHECK(std::string{std::istreambuf_iterator<char>(again), {}} == "{ not json");
+}
+
+TEST_CASE("a project's committed settings only narrow, unless the user trusts the project",
+          "[policy]") {
+  ava::test::TempDir dir;
+  const auto home = dir.path() / "home";
+  const auto project = dir.path() / "p";
+  write(project / ".ava" / "settings.json",
+        R"j({"permissions": {"allow": ["bash"], "deny": ["read(./.env)"], "defaultMode": "auto"},
+            "sandbox": {"mode": "off", "network": true}})j");
+  auto loaded = load_permissions(home, project);
+  REQUIRE(loaded);
+  CHECK_FALSE(loaded->project_trusted);
+  CHECK(loaded->rules.allow.empty());
+  CHECK(loaded->rules.deny.size() == 1);  // narrowing applies
+  CHECK(loaded->rules.mode == Mode::ask);
+  CHECK(loaded->mode_source == "default");
+  CHECK_FALSE(loaded->sandbox.mode);
+  CHECK_FALSE(loaded->sandbox.network.value_or(false));
+  std::vector<std::string> ignored;
+  for (const auto& item : loaded->ignored) ignored.push_back(item.setting);
+  CHECK(ignored == std::vector<std::string>{"allow bash", "defaultMode auto", "sandbox off",
+                                            "sandbox.network true"});
+  // plan and ask from the project are kept: they narrow.
+  write(project / ".ava" / "settings.json", R"({"permissions": {"defaultMode": "plan"}})");
+  loaded = load_permissions(home, project);
+  REQUIRE(loaded);
+  CHECK(loaded->rules.mode == Mode::plan);
+
+  // The user's own settings trust it (by its real path): everything applies.
+  write(project / ".ava" / "settings.json",
+        R"({"permissions": {"allow": ["bash"], "defaultMode": "auto"}})");
+  write(home / "settings.json",
+        "{\"trustedProjects\": [\"" + (dir.path() / "." / "p").string() + "\"]}");
+  loaded = load_permissions(home, project);
+  REQUIRE(loaded);
+  CHECK(loaded->project_trusted);
+  CHECK(loaded->rules.allow.size() == 1);
+  CHECK(loaded->rules.mode == Mode::auto_);
+  CHECK(loaded->ignored.empty());
+
+  write(home / "settings.json", R"({"trustedProjects": ["relative/path"]})");
+  CHECK_FALSE(load_permissions(home, project));
 }

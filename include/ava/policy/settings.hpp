@@ -14,7 +14,12 @@
 // block has Claude Code's shape:
 //   {"permissions": {"allow": [...], "ask": [...], "deny": [...],
 //                    "defaultMode": "acceptEdits"}}
-// Rules add up across the files; the last mode given wins.
+// Rules add up across the files; the last mode given wins. A cloned
+// repository must not widen its own permissions: the committed
+// .ava/settings.json may only narrow (deny and ask rules, the ask and plan
+// modes, a sandbox that is on) unless the user lists the project in
+// AVA_HOME/settings.json "trustedProjects"; what it would widen is reported
+// in Effective::ignored.
 namespace ava::policy {
 
 struct Flags {
@@ -41,11 +46,21 @@ struct ListedRule {
   std::string source;  // a file's path, or "--allowed-tools" / "--disallowed-tools"
 };
 
+// A setting of the project's committed .ava/settings.json that would widen
+// what runs without asking, left out because the user has not trusted the
+// project (AVA_HOME/settings.json "trustedProjects").
+struct IgnoredSetting {
+  std::string setting;  // "allow bash(npm:*)", "defaultMode auto", "sandbox off", ...
+  std::string source;
+};
+
 struct Effective {
   RuleSet rules;
   std::string mode_source;  // the file or flag that set the mode, or "default"
   std::vector<ListedRule> listed;
   SandboxSettings sandbox;
+  bool project_trusted = false;
+  std::vector<IgnoredSetting> ignored;
 };
 
 // A file that does not exist adds nothing. A file that cannot be read, is not
