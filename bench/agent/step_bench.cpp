@@ -58,6 +58,10 @@ class NoopTool final : public tool::Tool {
 
 constexpr int steps_per_turn = 25;
 
+// Argument 0: no permission check (an embedder's agent); 1: the check in
+// auto mode with a deny rule; 2: that and a no-op PreToolUse hook (`true`),
+// which runs /bin/sh once per call. The differences per step are what the
+// check and a hook add to each tool call.
 void BM_HarnessPerStep(benchmark::State& state) {
   test::TempDir dir;
   test::Runtime runtime;
@@ -71,6 +75,19 @@ void BM_HarnessPerStep(benchmark::State& state) {
   tool::ToolRegistry tools;
   tools.add(std::make_unique<NoopTool>());
   options.tools = std::move(tools);
+  if (state.range(0) >= 1) {
+    options.permissions = agent::PermissionOptions{.project = dir.path()};
+    options.permissions->rules.mode = policy::Mode::auto_;
+    options.permissions->rules.deny.push_back(*policy::parse_rule("bash(rm -rf *)"));
+  }
+  if (state.range(0) >= 2) {
+    std::vector<std::string> unsupported;
+    (void)policy::add_hooks(
+        options.permissions->hooks,
+        nlohmann::json::parse(
+            R"({"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "true"}]}]})"),
+        "bench", unsupported);
+  }
   auto agent =
       agent::Agent::create(runtime.executor(), dir.path() / "s.jsonl.zst", std::move(options));
   if (!agent) {
@@ -92,6 +109,12 @@ void BM_HarnessPerStep(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * steps_per_turn);
   runtime.close(**agent);
 }
-BENCHMARK(BM_HarnessPerStep)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(4);
+BENCHMARK(BM_HarnessPerStep)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(4);
 
 }  // namespace

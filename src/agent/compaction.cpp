@@ -75,6 +75,12 @@ asio::awaitable<void> AgentCore::compact_if_needed(const std::string& turn_id, i
     }
   }
   if (request.messages.empty()) co_return;
+  if (has_hooks(policy::HookEvent::pre_compact)) {
+    auto hooking =
+        run_hooks(policy::HookEvent::pre_compact, {},
+                  nlohmann::json{{"trigger", "auto"}, {"custom_instructions", ""}}, turn_id, "");
+    co_await std::move(hooking);
+  }
   const auto keep_budget = static_cast<std::int64_t>(keep_fraction * static_cast<double>(window));
   const std::size_t cut = choose_cut(request.messages, keep_budget);
   if (cut == 0) co_return;

@@ -43,6 +43,15 @@ enum class ToolsOutcome { completed, aborted, suspended };
 
 // What the permission check lets a call do: run, get `text` as its result
 // instead, or wait no longer in this process (suspend).
+// What the hooks of one event said, taken together (hooks.cpp): the first
+// block or deny ends the run of further hooks; ask outranks allow; a
+// rewritten input is what later hooks and the tool see.
+struct HookOutcome {
+  std::string outcome = "ok";  // ok, block, allow, ask, deny
+  std::string reason;
+  std::optional<nlohmann::json> updated_input;
+};
+
 struct Gate {
   enum Kind { run, refuse, suspend } kind = run;
   std::string text;
@@ -126,11 +135,17 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   // An unstarted plan dropped by an abort: its calls skipped, step and turn closed.
   void abandon_plan(const TurnPlan& plan);
 
-  // permissions.cpp
+  // permissions.cpp; a PreToolUse hook may rewrite `arguments`.
   boost::asio::awaitable<Gate> permission_gate(const std::string& turn_id, int step,
                                                const llm::ToolCallBlock& call,
-                                               const tool::Tool& tool,
-                                               const nlohmann::json& arguments);
+                                               const tool::Tool& tool, nlohmann::json& arguments);
+  // hooks.cpp: runs the event's matching hooks, each a HookRan event.
+  // By value: a coroutine's reference parameters outlive the caller's
+  // temporaries ("" for no turn) only until its first suspension.
+  boost::asio::awaitable<HookOutcome> run_hooks(policy::HookEvent event, std::string tool,
+                                                nlohmann::json input, std::string turn_id,
+                                                std::string call_id);
+  bool has_hooks(policy::HookEvent event, std::string_view tool = {}) const;
   boost::asio::awaitable<std::optional<session::ApprovalDecided>> await_decision(
       const std::string& approval_id);
   // The settings' rules with the log's mode and granted rules; mutex_ held.

@@ -175,6 +175,24 @@ asio::awaitable<std::optional<session::ToolResult>> AgentCore::run_tool(
     result.status = session::ToolStatus::interrupted;
     result.content.emplace_back(
         llm::TextBlock{"[Interrupted: the user aborted the turn while this tool was running.]"});
+  } else if (has_hooks(policy::HookEvent::post_tool_use, call.name)) {
+    // PostToolUse: a hook's block reaches the model with the result.
+    std::string text;
+    for (const auto& part : result.content) {
+      if (const auto* block = std::get_if<llm::TextBlock>(&part)) text += block->text;
+    }
+    json input{{"tool_name", policy::hook_tool_name(call.name)},
+               {"tool_input", arguments},
+               {"tool_response",
+                {{"content", std::move(text)},
+                 {"is_error", result.status == session::ToolStatus::error},
+                 {"details", result.details}}}};
+    auto hooking =
+        run_hooks(policy::HookEvent::post_tool_use, call.name, std::move(input), turn_id, call.id);
+    const HookOutcome hooked = co_await std::move(hooking);
+    if (hooked.outcome == "block") {
+      result.content.emplace_back(llm::TextBlock{"[PostToolUse hook: " + hooked.reason + "]"});
+    }
   }
   co_return finish(std::move(result));
 }

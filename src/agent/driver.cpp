@@ -15,9 +15,16 @@
 namespace ava::agent {
 
 namespace asio = boost::asio;
+using json = nlohmann::json;
 using session::EndReason;
 
 asio::awaitable<void> AgentCore::drive() {
+  if (has_hooks(policy::HookEvent::session_start)) {
+    const bool resumed = context_.context().last_seq > 1;
+    auto hooking = run_hooks(policy::HookEvent::session_start, {},
+                             json{{"source", resumed ? "resume" : "startup"}}, "", "");
+    co_await std::move(hooking);
+  }
   for (;;) {
     auto plan = co_await next_turn();
     if (!plan) break;
@@ -34,6 +41,10 @@ asio::awaitable<void> AgentCore::drive() {
     if (auto synced = log_->sync(); !synced) {
       spdlog::error("agent {}: cannot sync the log: {}", session_id_, synced.error().message);
     }
+  }
+  if (has_hooks(policy::HookEvent::session_end)) {
+    auto hooking = run_hooks(policy::HookEvent::session_end, {}, json{{"reason", "close"}}, "", "");
+    co_await std::move(hooking);
   }
   {
     std::lock_guard lock(mutex_);
@@ -202,6 +213,7 @@ asio::awaitable<void> AgentCore::run_turn(TurnPlan plan) {
     pausing = pause_requested_;
   }
   set_state(pausing ? DriverState::pausing : DriverState::running);
+  bool stop_hook_continued = false;
   for (int step = plan.next_step;; ++step) {
     const bool resuming = step == plan.next_step && !plan.resume_calls.empty();
     bool aborting = false;
@@ -248,6 +260,23 @@ asio::awaitable<void> AgentCore::run_turn(TurnPlan plan) {
         break;
       }
       case StepOutcome::final_answer: {
+        // A Stop hook may keep the turn going once: its reason goes to the
+        // model as a steer (durable, so a restart does not ask again). The
+        // next time it is told so (stop_hook_active) and cannot block.
+        if (has_hooks(policy::HookEvent::stop)) {
+          auto hooking =
+              run_hooks(policy::HookEvent::stop, {},
+                        json{{"stop_hook_active", stop_hook_continued}}, plan.turn_id, "");
+          const HookOutcome hooked = co_await std::move(hooking);
+          if (hooked.outcome == "block" && !stop_hook_continued) {
+            stop_hook_continued = true;
+            (void)acknowledge(
+                session::InputKind::steer,
+                Input{.text = "Stop hook: " +
+                              (hooked.reason.empty() ? std::string("keep going") : hooked.reason),
+                      .input_id = "stop-hook." + plan.turn_id});
+          }
+        }
         // Deciding the turn boundary under the gate: a steer acknowledged
         // before this point gets another step; one after it starts a turn.
         std::lock_guard gate(gate_);

@@ -92,7 +92,7 @@ policy::Places AgentCore::places() const {
 
 asio::awaitable<Gate> AgentCore::permission_gate(const std::string& turn_id, int step,
                                                  const llm::ToolCallBlock& call,
-                                                 const tool::Tool& tool, const json& arguments) {
+                                                 const tool::Tool& tool, json& arguments) {
   // A call whose approval was asked before a restart waits for that one.
   std::optional<session::ApprovalRequested> pending;
   {
@@ -103,6 +103,25 @@ asio::awaitable<Gate> AgentCore::permission_gate(const std::string& turn_id, int
   }
   if (!pending) {
     if (!permissions_) co_return Gate{};
+    // PreToolUse hooks first: a veto ends it; allow / ask weigh in below; a
+    // rewritten input is what is checked, asked about and run.
+    std::string hook_says;
+    if (has_hooks(policy::HookEvent::pre_tool_use, call.name)) {
+      json input{{"tool_name", policy::hook_tool_name(call.name)}, {"tool_input", arguments}};
+      auto hooking =
+          run_hooks(policy::HookEvent::pre_tool_use, call.name, std::move(input), turn_id, call.id);
+      HookOutcome hooked = co_await std::move(hooking);
+      if (hooked.updated_input) arguments = std::move(*hooked.updated_input);
+      if (hooked.outcome == "block" || hooked.outcome == "deny") {
+        const std::string why = hooked.reason.empty() ? "no reason given" : hooked.reason;
+        co_return Gate{
+            .kind = Gate::refuse,
+            .text = fmt::format("Blocked by a PreToolUse hook: {}. The call did not run.", why),
+            .details = permission_details("deny", "a PreToolUse hook: " + why, std::nullopt)};
+      }
+      hook_says = hooked.outcome;
+      if (hook_says == "ask" && !hooked.reason.empty()) hook_says += ": " + hooked.reason;
+    }
     const policy::ToolCall described = describe_call(tool.spec(), arguments);
     policy::RuleSet rules;
     {
@@ -110,7 +129,15 @@ asio::awaitable<Gate> AgentCore::permission_gate(const std::string& turn_id, int
       rules = effective_rules();
     }
     const policy::Places where = places();
-    const policy::Decision decision = policy::evaluate(rules, described, where);
+    policy::Decision decision = policy::evaluate(rules, described, where);
+    // A hook's allow skips asking, never a deny rule or plan mode; its ask
+    // makes a person look even where a rule allows.
+    if (hook_says == "allow" && decision.verdict == policy::Verdict::ask) co_return Gate{};
+    if (hook_says.starts_with("ask") && decision.verdict == policy::Verdict::allow) {
+      decision = {.verdict = policy::Verdict::ask,
+                  .reason = "a PreToolUse hook asks" + hook_says.substr(3),
+                  .rule = std::nullopt};
+    }
     if (decision.verdict == policy::Verdict::allow) co_return Gate{};
     if (decision.verdict == policy::Verdict::deny) {
       co_return Gate{.kind = Gate::refuse,

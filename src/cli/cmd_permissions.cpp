@@ -54,9 +54,19 @@ Result<int> show(const PermissionFlags& flags) {
     for (const auto& item : effective.ignored) {
       ignored.push_back({{"setting", item.setting}, {"source", item.source}});
     }
+    nlohmann::json hooks = nlohmann::json::array();
+    for (const auto& hook : effective.hooks.commands) {
+      hooks.push_back({{"event", policy::to_string(hook.event)},
+                       {"matcher", hook.matcher},
+                       {"command", hook.command},
+                       {"timeoutMs", hook.timeout.count()},
+                       {"source", hook.source}});
+    }
     const auto& sandbox = effective.sandbox;
     const nlohmann::json out{
         {"project", folder.string()},
+        {"hooks", std::move(hooks)},
+        {"unsupportedHooks", effective.unsupported_hooks},
         {"projectTrusted", effective.project_trusted},
         {"ignored", std::move(ignored)},
         {"mode", mode},
@@ -82,6 +92,16 @@ Result<int> show(const PermissionFlags& flags) {
                            : "not set (ava -p: workspace-write; the web UI and desktop: off)",
               proc::sandbox_support().describe().c_str());
   if (effective.listed.empty()) std::puts("No rules: the mode decides every call.");
+  for (const auto& hook : effective.hooks.commands) {
+    std::fputs(fmt::format("Hook {}{}: {}  ({})\n", policy::to_string(hook.event),
+                           hook.matcher.empty() ? "" : " [" + hook.matcher + "]", hook.command,
+                           hook.source)
+                   .c_str(),
+               stdout);
+  }
+  for (const auto& name : effective.unsupported_hooks) {
+    std::fputs(fmt::format("Hook {}: not run by this version\n", name).c_str(), stdout);
+  }
   if (!effective.ignored.empty()) {
     std::puts("Ignored (the project is not in trustedProjects of your settings.json):");
     for (const auto& item : effective.ignored) {

@@ -250,6 +250,18 @@ void ConversationModel::apply_one(const json& event) {
     apply_approval_requested(event);
   } else if (type == "approval_decided") {
     apply_approval_decided(event);
+  } else if (type == "hook") {
+    // A hook that blocked, decided or failed says so; quiet runs do not.
+    const auto outcome = str(event, "outcome");
+    if (!outcome.empty() && outcome != "ok") {
+      const auto reason = qs(str(event, "reason"));
+      notice(seq,
+             outcome == "error" || outcome == "timeout" ? QStringLiteral("error")
+                                                        : QStringLiteral("info"),
+             QStringLiteral("Hook %1 (%2) %3%4")
+                 .arg(qs(str(event, "hook")), qs(str(event, "command")), qs(outcome),
+                      reason.isEmpty() ? QString() : QStringLiteral(": ") + reason));
+    }
   } else if (type == "permission_mode") {
     permission_mode_ = qs(str(event, "mode"));
     notice(seq, QStringLiteral("info"),

@@ -138,6 +138,16 @@ void narrow_untrusted(Effective& before, Effective& after, const std::string& so
     after.ignored.push_back({.setting = "sandbox.network true", .source = source});
     after.sandbox.network = before.sandbox.network;
   }
+  if (after.hooks.commands.size() > before.hooks.commands.size()) {
+    for (auto it = after.hooks.commands.begin() +
+                   static_cast<std::ptrdiff_t>(before.hooks.commands.size());
+         it != after.hooks.commands.end(); ++it) {
+      after.ignored.push_back(
+          {.setting = "hook " + std::string(to_string(it->event)) + " " + it->command,
+           .source = source});
+    }
+    after.hooks.commands.resize(before.hooks.commands.size());
+  }
   if (after.sandbox.writable_roots.size() > before.sandbox.writable_roots.size()) {
     after.ignored.push_back({.setting = "sandbox.writableRoots", .source = source});
     after.sandbox.writable_roots = before.sandbox.writable_roots;
@@ -176,6 +186,9 @@ Result<void> add_file(Effective& out, const fs::path& file) {
   AVA_TRY(const json settings, read_settings_document(file));
   const json* document = &settings;
   AVA_TRY_VOID(add_sandbox(out, *document, source));
+  if (auto hooks = document->find("hooks"); hooks != document->end()) {
+    AVA_TRY_VOID(add_hooks(out.hooks, *hooks, source, out.unsupported_hooks));
+  }
   auto block = document->find("permissions");
   if (block == document->end() || block->is_null()) return {};
   if (!block->is_object()) {

@@ -15,7 +15,8 @@ Result<ConversationPermissions> load_conversation_permissions(const base::Home& 
                                    .project = project,
                                    .home = {},
                                    .can_ask = defaults.can_ask,
-                                   .sandbox = {}};
+                                   .sandbox = {},
+                                   .hooks = effective.hooks};
   if (const char* user_home = std::getenv("HOME"); user_home != nullptr) options.home = user_home;
 
   proc::Sandbox& sandbox = options.sandbox;

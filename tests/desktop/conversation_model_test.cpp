@@ -182,3 +182,48 @@ TEST_CASE("live text streams until its step's durable event lands", "[desktop]")
   CHECK(model.driverState() == "idle");
   CHECK(model.activity().isEmpty());
 }
+
+TEST_CASE("an approval makes its call wait until it is decided, and a blocking hook is noted",
+          "[desktop]") {
+  ConversationModel model;
+  model.clear("c1");
+  auto events = tool_call_turn(2);
+  // The call waits before its result: drop the result and the answer.
+  json waiting = json::array();
+  for (const auto& event : events) {
+    if (event["type"] == "tool_result") break;
+    waiting.push_back(event);
+  }
+  waiting.push_back({{"type", "approval_requested"},
+                     {"seq", 6},
+                     {"approval_id", "ap-1"},
+                     {"call_id", "call-1"},
+                     {"tool_name", "bash"},
+                     {"arguments", {{"command", "echo hi"}}},
+                     {"reason", "execute calls need approval in ask mode"},
+                     {"suggested_rules", {"bash(echo hi:*)"}}});
+  apply_all(model, waiting);
+  const std::string call_id = "call-1";
+  CHECK(model.waitingApprovals() == 1);
+  CHECK(model.items()[3].status == "waiting");
+  const auto pending = model.pendingApproval();
+  CHECK(pending.value("approvalId").toString() == "ap-1");
+  CHECK(pending.value("preview").toString() == "echo hi");
+  CHECK(pending.value("suggestedRules").toStringList() == QStringList{"bash(echo hi:*)"});
+
+  apply_all(model, json::array({{{"type", "approval_decided"},
+                                 {"seq", 7},
+                                 {"approval_id", "ap-1"},
+                                 {"call_id", call_id},
+                                 {"decision", "allow"}},
+                                {{"type", "hook"},
+                                 {"seq", 8},
+                                 {"hook", "PostToolUse"},
+                                 {"command", "./lint"},
+                                 {"outcome", "block"},
+                                 {"reason", "fix the style"}}}));
+  CHECK(model.waitingApprovals() == 0);
+  CHECK(model.pendingApproval().isEmpty());
+  CHECK(model.items()[3].status == "running");
+  CHECK(model.items().back().text == "Hook PostToolUse (./lint) block: fix the style");
+}

@@ -18,6 +18,7 @@
 #include "ava/llm/items.hpp"
 #include "ava/llm/provider.hpp"
 #include "ava/llm/stream.hpp"
+#include "ava/policy/hooks.hpp"
 #include "ava/policy/policy.hpp"
 #include "ava/proc/sandbox.hpp"
 #include "ava/session/event.hpp"
@@ -66,6 +67,9 @@ struct PermissionOptions {
   // never skipped silently: `auto` then behaves as `accept-edits`, so
   // commands ask (or are refused when nobody can answer).
   proc::Sandbox sandbox;
+  // Commands run around tool calls and lifecycle points (Claude Code's
+  // format; docs/permissions.md), outside the sandbox: they are the user's.
+  policy::Hooks hooks;
 };
 
 struct AgentOptions {

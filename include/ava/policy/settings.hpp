@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ava/base/error.hpp"
+#include "ava/policy/hooks.hpp"
 #include "ava/policy/policy.hpp"
 
 // Where rules and the mode come from: the "permissions" block of the user's
@@ -17,7 +18,7 @@
 // Rules add up across the files; the last mode given wins. A cloned
 // repository must not widen its own permissions: the committed
 // .ava/settings.json may only narrow (deny and ask rules, the ask and plan
-// modes, a sandbox that is on) unless the user lists the project in
+// modes, a sandbox that is on; no hooks, which run commands) unless the user lists the project in
 // AVA_HOME/settings.json "trustedProjects"; what it would widen is reported
 // in Effective::ignored.
 namespace ava::policy {
@@ -61,6 +62,11 @@ struct Effective {
   SandboxSettings sandbox;
   bool project_trusted = false;
   std::vector<IgnoredSetting> ignored;
+  // The "hooks" blocks of the files, in order (an untrusted project's
+  // committed file adds none: it is listed in `ignored`), and the events
+  // named there that this version does not run.
+  Hooks hooks;
+  std::vector<std::string> unsupported_hooks;
 };
 
 // A file that does not exist adds nothing. A file that cannot be read, is not
