@@ -166,6 +166,11 @@ void AgentCore::on_durable(const session::Event& event) {
   std::lock_guard lock(mutex_);
   if (const auto* decided = std::get_if<session::ApprovalDecided>(&event.body)) {
     decisions_.insert_or_assign(decided->approval_id, *decided);
+    for (const auto& waiting : context_.context().pending_approvals) {
+      if (waiting.request.approval_id == decided->approval_id) {
+        answered_requests_.insert_or_assign(waiting.request.call_id, waiting.request);
+      }
+    }
   }
   remember_input(event);
   context_.apply(event);

@@ -221,6 +221,9 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   std::unordered_map<std::string, session::Seq> acknowledged_;
   // Decisions that reached the log, until the waiting call takes its own.
   std::unordered_map<std::string, session::ApprovalDecided> decisions_;
+  // Requests answered before the driver reached their call (a decision
+  // right after a reopen), by call id: the gate takes the answer from here.
+  std::unordered_map<std::string, session::ApprovalRequested> answered_requests_;
   std::uint64_t next_live_id_ = 1ULL << 62;  // apart from the log's subscriber ids
 };
 

@@ -100,6 +100,11 @@ asio::awaitable<Gate> AgentCore::permission_gate(const std::string& turn_id, int
     for (const auto& waiting : context_.context().pending_approvals) {
       if (waiting.request.call_id == call.id) pending = waiting.request;
     }
+    // Or answered already, before this call was reached again.
+    if (auto answered = answered_requests_.find(call.id);
+        !pending && answered != answered_requests_.end()) {
+      pending = answered->second;
+    }
   }
   if (!pending) {
     if (!permissions_) co_return Gate{};
@@ -171,6 +176,10 @@ asio::awaitable<Gate> AgentCore::permission_gate(const std::string& turn_id, int
           .kind = Gate::refuse,
           .text = "Not run: the approval request could not be recorded: " + asked.error().message};
     }
+  } else if (permissions_ && permissions_->can_ask && pending->arguments.is_object()) {
+    // What the person is asked about is what runs: the request holds the
+    // arguments after any PreToolUse rewrite, which is not run again.
+    arguments = pending->arguments;
   } else if (!permissions_ || !permissions_->can_ask) {
     // Reopened where nobody can answer: the wait ends here, as a denial.
     const std::string why = "nobody can approve calls in this run";
@@ -186,6 +195,10 @@ asio::awaitable<Gate> AgentCore::permission_gate(const std::string& turn_id, int
   set_state(DriverState::waiting);
   auto waiting = await_decision(pending->approval_id);
   const std::optional<session::ApprovalDecided> decided = co_await std::move(waiting);
+  {
+    std::lock_guard lock(mutex_);
+    answered_requests_.erase(call.id);
+  }
   bool closing = false;
   bool pausing = false;
   {

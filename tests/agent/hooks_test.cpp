@@ -236,3 +236,46 @@ TEST_CASE("a Stop hook keeps the turn going once, then lets it end", "[agent][ho
   for (const auto& hook : events_of<session::HookRan>(events)) ran.push_back(hook.hook);
   CHECK(ran == std::vector<std::string>{"SessionStart", "Stop", "Stop"});
 }
+
+TEST_CASE("a rewritten call waiting for approval runs as rewritten after a reopen",
+          "[agent][hooks]") {
+  test::TempDir dir;
+  const auto log = dir.path() / "s.jsonl.zst";
+  const auto rewrite = pre_tool_use(
+      R"(echo '{"hookSpecificOutput": {"updatedInput": {"command": "touch rewritten.txt"}}}')");
+  std::string id;
+  {
+    test::Runtime runtime;
+    auto agent = agent::Agent::create(
+        runtime.executor(), log,
+        options_with(dir, kTouchThenDone, rewrite, policy::Mode::ask, /*can_ask=*/true));
+    REQUIRE(agent);
+    REQUIRE((*agent)->followup("go"));
+    for (int i = 0; i < 2000 && (*agent)->status().approvals.empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    const auto approvals = (*agent)->status().approvals;
+    REQUIRE(approvals.size() == 1);
+    CHECK(approvals[0].arguments["command"] == "touch rewritten.txt");  // what the person sees
+    id = approvals[0].approval_id;
+    runtime.close(**agent);
+  }
+  test::Runtime runtime;
+  auto reopened =
+      agent::Agent::create_at(runtime.executor(), log,
+                              options_with(dir, R"({"responses": [{"steps": [{"text": "done"}]}]})",
+                                           "{}", policy::Mode::ask, /*can_ask=*/true));
+  REQUIRE(reopened);
+  // Answered at once, before the reopened driver reaches the call again:
+  // the call must take this answer, not ask a second time.
+  REQUIRE((*reopened)->status().approvals.size() == 1);
+  REQUIRE((*reopened)->decide(id, {.decision = session::ApprovalDecision::allow}));
+  runtime.wait_idle(**reopened);
+  runtime.close(**reopened);
+  CHECK(exists(dir, "rewritten.txt"));
+  CHECK_FALSE(exists(dir, "marker.txt"));
+  const auto events = test::read_events(log);
+  CHECK(events_of<session::ApprovalRequested>(events).size() == 1);
+  CHECK(events_of<session::ToolResult>(events).size() == 1);
+  CHECK(test::check_calls_paired(events).empty());
+}

@@ -6,11 +6,14 @@
 // tool; the split commands are non-empty and trimmed; a rule other than a
 // bare `bash` / `bash(*)` never allows a line that hides what it runs
 // (opaque); a line the rule allows is denied when the same rule is also a
-// deny rule; nothing is slow (libFuzzer flags slow inputs).
+// deny rule; the bytes as a hooks block and as a hook's answer never throw
+// and keep reasons bounded; nothing is slow (libFuzzer flags slow inputs).
 #include <cctype>
 #include <string>
 #include <string_view>
 
+#include "ava/base/json.hpp"
+#include "ava/policy/hooks.hpp"
 #include "ava/policy/policy.hpp"
 #include "fuzz/fuzz_check.hpp"
 #include "policy/glob.hpp"
@@ -23,6 +26,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto newline = input.find('\n');
   const std::string_view rule_text = input.substr(0, newline);
   const std::string command(newline == std::string_view::npos ? "" : input.substr(newline + 1));
+
+  // The same bytes as a settings file's hooks block and as a hook's answer:
+  // a malformed block is an error, never a throw; a reply's reason is bounded.
+  if (auto block = ava::base::parse_json(input); block) {
+    Hooks hooks;
+    std::vector<std::string> unsupported;
+    (void)add_hooks(hooks, *block, "fuzz", unsupported);
+    for (const auto& hook : hooks.commands) {
+      FUZZ_CHECK(!hook.command.empty() && hook.timeout.count() > 0);
+      (void)hook_matches(hook.matcher, command);
+    }
+  }
+  for (const auto event : {HookEvent::pre_tool_use, HookEvent::stop}) {
+    const auto reply = read_hook_reply(event, 2, false, input, input);
+    FUZZ_CHECK(reply.outcome == "block" && reply.reason.size() <= 2000);
+    const auto answered = read_hook_reply(event, 0, false, input, {});
+    FUZZ_CHECK(answered.reason.size() <= 2000);
+  }
+  (void)hook_matches(rule_text, command);
 
   const auto line = split_shell_line(command);
   for (const auto& part : line.commands) {

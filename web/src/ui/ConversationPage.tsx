@@ -270,6 +270,11 @@ export function ConversationPage({ id, models, listed }: { id: string; models: M
           {error}
         </div>
       )}
+      {permissions?.sandbox === "unavailable" && (
+        <div className="notice notice-interrupted sandbox-notice" role="note" data-testid="sandbox-unavailable">
+          No sandbox on this machine ({permissions.sandboxSupport}): commands ask for approval instead of running on their own.
+        </div>
+      )}
       <EventList items={items} />
       {waiting.length > 0 && <ApprovalCard key={waiting[0].approval!.id} item={waiting[0]} more={waiting.length - 1} onDecide={(answer) => decide(waiting[0].approval!.id, answer)} />}
       <Composer running={running || driver === "paused"} onSend={send} />
