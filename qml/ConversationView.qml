@@ -36,6 +36,53 @@ Rectangle {
                 text: root.conversation ? (root.conversation.activity !== "" ? root.conversation.activity : root.conversation.driverState) : ""
                 color: root.conversation && root.conversation.driverState === "running" ? Theme.accent : Theme.muted
             }
+            // The conversation's permission mode and the rules in force.
+            ComboBox {
+                id: modeBox
+                objectName: "permissionModeBox"
+                readonly property var modes: ["ask", "accept-edits", "plan", "auto"]
+                readonly property string current: root.workbench && root.workbench.permissions.mode
+                                                  ? root.workbench.permissions.mode : ""
+                visible: current !== ""
+                model: ["Ask before changes", "Accept edits", "Plan (read-only)", "Auto"]
+                currentIndex: Math.max(0, modes.indexOf(current))
+                implicitContentWidthPolicy: ComboBox.WidestText
+                onActivated: (index) => root.workbench.setPermissionMode(modes[index])
+                ToolTip.visible: hovered
+                ToolTip.text: root.workbench && root.workbench.permissions.mode
+                              ? "Mode from " + root.workbench.permissions.modeSource + ". Sandbox: "
+                                + root.workbench.permissions.sandbox + ". " + root.workbench.permissions.sandboxSupport
+                              : ""
+            }
+            ToolButton {
+                objectName: "rulesButton"
+                readonly property var rules: root.workbench && root.workbench.permissions.rules
+                                             ? root.workbench.permissions.rules : []
+                visible: rules.length > 0
+                text: "Rules (" + rules.length + ")"
+                onClicked: rulesPopup.open()
+                Popup {
+                    id: rulesPopup
+                    objectName: "rulesPopup"
+                    y: parent.height
+                    padding: 8
+                    contentItem: Column {
+                        spacing: 4
+                        Repeater {
+                            model: rulesPopup.parent.rules
+                            delegate: Label {
+                                required property var modelData
+                                textFormat: Text.PlainText
+                                text: modelData.list + "  " + modelData.rule + "   (" + modelData.source + ")"
+                                color: modelData.list === "deny" ? Theme.error
+                                       : modelData.list === "allow" ? Theme.ok : Theme.warning
+                                font.family: Theme.monoFamily
+                                font.pixelSize: 12
+                            }
+                        }
+                    }
+                }
+            }
             Label {
                 objectName: "usageLabel"
                 text: root.conversation ? ("↑" + root.conversation.inputTokens + " ↓" + root.conversation.outputTokens

@@ -202,6 +202,21 @@ void Workbench::load_usage() {
                   });
 }
 
+void Workbench::load_permissions() {
+  const QString id = conversationId();
+  if (id.isEmpty()) {
+    permissions_.clear();
+    emit permissionsChanged();
+    return;
+  }
+  connection_.get(QStringLiteral("/api/conversations/%1/permissions").arg(id),
+                  [this, id](const Reply& reply) {
+                    if (!reply.ok() || id != conversationId()) return;
+                    permissions_ = object_of(reply.body).toVariantMap();
+                    emit permissionsChanged();
+                  });
+}
+
 QString Workbench::conversationTitle() const {
   const int at = conversations_.indexOf(conversationId());
   return at < 0 ? QString() : conversations_.get(at).value("title").toString();
@@ -244,6 +259,7 @@ void Workbench::selectConversation(const QString& id) {
   if (id.isEmpty()) return;
   if (connection_.state() == QStringLiteral("connected")) open_conversation_stream();
   load_usage();
+  load_permissions();
 }
 
 void Workbench::newConversation(const QString& title) {
@@ -388,13 +404,17 @@ void Workbench::on_stream_ended(int status) {
 
 void Workbench::on_conversation_events(const std::vector<transport::SseEvent>& batch) {
   bool turn_ended = false;
+  bool permissions_changed = false;
   for (const auto& event : batch) {
     const auto json = nlohmann::json::parse(event.data, nullptr, false);
     if (!json.is_object()) continue;
     if (!conversation_.apply_event(json)) ++duplicates_;
     turn_ended = turn_ended || event.event == "turn_end";
+    if (event.event == "permission_mode" || event.event == "approval_decided")
+      permissions_changed = true;
   }
   conversation_.commit();
+  if (permissions_changed) load_permissions();
   update_history_loaded();
   if (turn_ended) list_refresh_.start();
   review_.start();

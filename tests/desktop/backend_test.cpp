@@ -178,8 +178,12 @@ TEST_CASE("an approval waits in the model, across a backend crash, and the answe
   Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
   open_conversation(env, workbench);
   auto& model = *workbench.conversation();
+  REQUIRE(spin_until([&] { return workbench.permissions().value("mode").toString() == "auto"; }));
   workbench.setPermissionMode(QStringLiteral("ask"));
   REQUIRE(spin_until([&] { return model.permissionMode() == "ask"; }));
+  // The header's mode and rules follow the log's permission_mode event.
+  REQUIRE(spin_until([&] { return workbench.permissions().value("mode").toString() == "ask"; }));
+  CHECK(workbench.permissions().value("modeSource").toString() == "this conversation");
 
   REQUIRE(workbench.send(QStringLiteral("bash: touch approved.txt")));
   REQUIRE(spin_until([&] { return model.waitingApprovals() == 1; }));

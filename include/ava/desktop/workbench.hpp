@@ -36,6 +36,9 @@ class Workbench : public QObject {
   Q_PROPERTY(double costUsd READ costUsd NOTIFY usageChanged)
   Q_PROPERTY(int pendingInputs READ pendingInputs NOTIFY pendingChanged)
   Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
+  // The open conversation's GET /permissions: mode, modeSource, sandbox,
+  // sandboxSupport, rules [{list, rule, source}] (deny first).
+  Q_PROPERTY(QVariantMap permissions READ permissions NOTIFY permissionsChanged)
 
  public:
   explicit Workbench(const Connection::Options& options, QObject* parent = nullptr);
@@ -63,6 +66,7 @@ class Workbench : public QObject {
   double costUsd() const { return cost_usd_; }
   int pendingInputs() const { return static_cast<int>(outbox_.size()); }
   QString lastError() const { return last_error_; }
+  QVariantMap permissions() const { return permissions_; }
   // Events the stream delivered again (at or below the cursor); the server
   // promises none, tests check it.
   int duplicates() const { return duplicates_; }
@@ -103,6 +107,7 @@ class Workbench : public QObject {
   void usageChanged();
   void pendingChanged();
   void lastErrorChanged();
+  void permissionsChanged();
   // A conversation this client created (newConversation) is selected.
   void conversationCreated(const QString& id);
 
@@ -121,6 +126,7 @@ class Workbench : public QObject {
   void load_conversations();
   void load_settings();
   void load_usage();
+  void load_permissions();
   void post_input(const Pending& pending);
   void control(const QString& action);
   void patch(const QString& id, const QByteArray& body);
@@ -152,6 +158,7 @@ class Workbench : public QObject {
   double cost_usd_ = 0;
   QList<Pending> outbox_;
   QString last_error_;
+  QVariantMap permissions_;
   int duplicates_ = 0;
   int input_counter_ = 0;
 };
