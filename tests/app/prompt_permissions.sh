@@ -7,7 +7,21 @@
 set -euo pipefail
 ava=$(realpath "$1")
 work=$(mktemp -d)
-outside=$(mktemp -d "$(realpath "$2")/prompt-permissions-XXXXXX")
+# A folder for the project and "elsewhere" that no temp folder contains (the
+# sandbox lets commands write the temp folders): the build tree, or, for a
+# checkout under /tmp, ~/.cache.
+under_temp() {
+  local real; real=$(realpath -m "$1")
+  for temp in /tmp /var/tmp /dev/shm ${TMPDIR:+"$TMPDIR"}; do
+    temp=$(realpath -m "$temp")
+    [[ $real == "$temp" || $real == "$temp"/* ]] && return 0
+  done
+  return 1
+}
+base=$(realpath "$2")
+if under_temp "$base"; then base="$HOME/.cache/ava-sandbox-tests"; mkdir -p "$base"; fi
+under_temp "$base" && { echo "prompt_permissions: no folder outside the temp folders; skipped"; exit 77; }
+outside=$(mktemp -d "$base/prompt-permissions-XXXXXX")
 trap 'kill "${listener:-}" 2>/dev/null || true; rm -rf "$work" "$outside"' EXIT
 export AVA_HOME="$work/home" NO_PROXY='*' no_proxy='*'
 unset ANTHROPIC_API_KEY OPENAI_API_KEY AVA_PROVIDER AVA_MODEL AVA_API_KEY AVA_BASE_URL AVA_MOCK_SCRIPT
