@@ -5,19 +5,15 @@
 #include <nlohmann/json.hpp>
 
 #include "ava/desktop/conversation_model.hpp"
+#include "desktop/event_fields.hpp"
 
 namespace ava::desktop {
 namespace {
 
 using json = nlohmann::json;
 
-QString qs(const std::string& text) { return QString::fromStdString(text); }
-
-std::string str(const json& object, const char* field) {
-  if (!object.is_object()) return {};
-  auto found = object.find(field);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string{};
-}
+using fields::qs;
+using fields::str;
 
 // Each line of `text` behind a marker, as a diff shows removed and added text.
 QString marked(const std::string& text, QChar marker) {

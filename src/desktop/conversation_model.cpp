@@ -2,24 +2,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "desktop/event_fields.hpp"
+
 namespace ava::desktop {
 namespace {
 
 using json = nlohmann::json;
 
-QString qs(const std::string& text) { return QString::fromStdString(text); }
-
-std::string str(const json& object, const char* field) {
-  if (!object.is_object()) return {};
-  auto found = object.find(field);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string{};
-}
-
-std::int64_t num(const json& object, const char* field, std::int64_t fallback = 0) {
-  if (!object.is_object()) return fallback;
-  auto found = object.find(field);
-  return found != object.end() && found->is_number() ? found->get<std::int64_t>() : fallback;
-}
+using fields::num;
+using fields::qs;
+using fields::str;
 
 std::string step_key(const std::string& turn, std::int64_t step) {
   return turn + "#" + std::to_string(step);
