@@ -114,6 +114,7 @@ Rectangle {
                 required property string text
                 required property string inputKind
                 required property bool claimed
+                required property string blocked
                 required property bool redacted
                 required property string toolName
                 required property string title
@@ -131,7 +132,7 @@ Rectangle {
                                : kind === "notice" ? noticeComponent : messageComponent
                 Component {
                     id: messageComponent
-                    MessageItem { role: row.kind; text: row.text; inputKind: row.inputKind; claimed: row.claimed }
+                    MessageItem { role: row.kind; text: row.text; inputKind: row.inputKind; claimed: row.claimed; blocked: row.blocked }
                 }
                 Component {
                     id: thinkingComponent

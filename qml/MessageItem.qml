@@ -11,6 +11,7 @@ Item {
     property string text: ""
     property string inputKind: ""
     property bool claimed: true
+    property string blocked: ""  // a hook kept it from the model: why
     property bool live: false
 
     implicitHeight: bubble.implicitHeight
@@ -32,8 +33,9 @@ Item {
             anchors.margins: 8
             spacing: 2
             Text {
-                visible: root.role === "user" && (root.inputKind === "steer" || !root.claimed)
-                text: (root.inputKind === "steer" ? "steer" : "") + (!root.claimed ? (root.inputKind === "steer" ? " · " : "") + "queued" : "")
+                readonly property string state: root.blocked !== "" ? "not sent" : (!root.claimed ? "queued" : "")
+                visible: root.role === "user" && (root.inputKind === "steer" || state !== "")
+                text: [root.inputKind === "steer" ? "steer" : "", state].filter(s => s !== "").join(" · ")
                 color: Theme.muted
                 font.pixelSize: 11
             }
@@ -52,6 +54,17 @@ Item {
                 wrapMode: Text.Wrap
                 color: Theme.text
                 selectionColor: Theme.accent
+                font.strikeout: root.blocked !== ""
+            }
+            Text {
+                objectName: "blockedReason"
+                visible: root.role === "user" && root.blocked !== ""
+                Layout.fillWidth: true
+                text: "A hook kept this from the model: " + root.blocked
+                textFormat: Text.PlainText
+                wrapMode: Text.Wrap
+                color: Theme.error
+                font.pixelSize: 12
             }
             // An answer: Markdown, made rich text without raw HTML or images.
             TextEdit {

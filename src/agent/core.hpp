@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -50,6 +51,7 @@ struct HookOutcome {
   std::string outcome = "ok";  // ok, block, allow, ask, deny
   std::string reason;
   std::optional<nlohmann::json> updated_input;
+  std::string additional_context;  // UserPromptSubmit, every hook's in order
 };
 
 struct Gate {
@@ -125,6 +127,10 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   std::vector<std::string> claimable(bool first_step) const;
   Result<void> claim_and_start_step(const TurnPlan& plan, int step);
   bool steer_pending() const;
+  // prompt_hooks.cpp: UserPromptSubmit for each input a step is about to
+  // claim: a block records input_blocked, added context becomes a steer.
+  // Afterwards every claimable input has been screened.
+  boost::asio::awaitable<void> screen_inputs(bool first_step, std::string turn_id);
 
   // dispatch.cpp; run_tool's nullopt: suspended (see StepOutcome).
   boost::asio::awaitable<ToolsOutcome> run_tools(const std::string& turn_id, int step,
@@ -193,6 +199,9 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   boost::asio::cancellation_signal cancel_;
   std::vector<boost::asio::steady_timer*> idle_waiters_;
   std::optional<TurnPlan> paused_turn_;
+  // Inputs UserPromptSubmit has seen (or that the agent wrote itself); only
+  // these are claimed while such a hook is configured. Claims remove them.
+  std::unordered_set<std::string> screened_inputs_;
 
   std::optional<PermissionOptions> permissions_;  // fixed at construction
 

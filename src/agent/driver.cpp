@@ -240,6 +240,18 @@ asio::awaitable<void> AgentCore::run_turn(TurnPlan plan) {
       // of its calls run now.
       outcome = co_await resume_step(plan);
     } else {
+      const bool first_step = plan.is_new && step == plan.next_step;
+      if (has_hooks(policy::HookEvent::user_prompt_submit)) {
+        co_await screen_inputs(first_step, plan.turn_id);
+        if (first_step) {
+          std::lock_guard gate(gate_);
+          // Every input that would start it was blocked: no turn.
+          const auto ids = claimable(true);
+          if (std::ranges::none_of(ids,
+                                   [&](const auto& id) { return screened_inputs_.contains(id); }))
+            co_return;
+        }
+      }
       if (auto started = claim_and_start_step(plan, step); !started) {
         // The log refuses writes: nothing more can be acknowledged or recorded.
         spdlog::error("agent {}: {}", session_id_, started.error().message);
@@ -270,6 +282,7 @@ asio::awaitable<void> AgentCore::run_turn(TurnPlan plan) {
           const HookOutcome hooked = co_await std::move(hooking);
           if (hooked.outcome == "block" && !stop_hook_continued) {
             stop_hook_continued = true;
+            screened_inputs_.insert("stop-hook." + plan.turn_id);
             (void)acknowledge(
                 session::InputKind::steer,
                 Input{.text = "Stop hook: " +

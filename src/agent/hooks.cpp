@@ -97,6 +97,10 @@ asio::awaitable<HookOutcome> AgentCore::run_hooks(policy::HookEvent event, std::
                                    .reason = reply.reason,
                                    .output = bounded(std::move(output), max_recorded_output)}});
 
+    if (!reply.additional_context.empty()) {
+      if (!combined.additional_context.empty()) combined.additional_context += "\n\n";
+      combined.additional_context += reply.additional_context;
+    }
     if (reply.updated_input) {
       input["tool_input"] = *reply.updated_input;
       combined.updated_input = std::move(reply.updated_input);

@@ -46,6 +46,11 @@ Result<void> AgentCore::claim_and_start_step(const TurnPlan& plan, int step) {
   std::vector<session::EventBody> events;
   if (first_step) events.emplace_back(session::TurnStarted{.turn_id = plan.turn_id});
   auto ids = claimable(first_step);
+  if (has_hooks(policy::HookEvent::user_prompt_submit)) {
+    // An input acknowledged after the screening waits for the next step's.
+    std::erase_if(ids, [&](const std::string& id) { return !screened_inputs_.contains(id); });
+    for (const auto& id : ids) screened_inputs_.erase(id);
+  }
   if (!ids.empty()) {
     events.emplace_back(
         session::InputClaimed{.input_ids = std::move(ids), .turn_id = plan.turn_id, .step = step});

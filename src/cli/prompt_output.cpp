@@ -70,6 +70,8 @@ void PromptOutput::on_event(const session::Event& event) {
     turn_end_ = *ended;
   } else if (const auto* result = std::get_if<session::ToolResult>(&event.body)) {
     note_refusal(*result);
+  } else if (const auto* blocked = std::get_if<session::InputBlocked>(&event.body)) {
+    blocked_ = blocked->reason.empty() ? "no reason given" : blocked->reason;
   }
   if (format_ == OutputFormat::stream_json) {
     const std::string encoded = session::encode_line(event);
@@ -125,6 +127,9 @@ Result<int> PromptOutput::finish(const agent::Agent& agent, const llm::ModelInfo
     if (message.empty()) message = turn_end_->message;
     if (turn_end_->reason == session::EndReason::completed) exit_code = 0;
     if (turn_end_->reason == session::EndReason::aborted) exit_code = 130;
+  } else if (blocked_) {
+    outcome = "blocked";
+    message = "a UserPromptSubmit hook blocked the prompt: " + *blocked_;
   } else if (message.empty()) {
     message = "the turn did not finish";
   }
@@ -152,6 +157,9 @@ Result<int> PromptOutput::finish(const agent::Agent& agent, const llm::ModelInfo
           {"costUsd", model.known ? json(cost) : json()}});
   }
   std::fflush(stdout);
+  if (exit_code == 1 && !turn_end_ && blocked_) {
+    return fail(ErrorCode::permission_denied, message);
+  }
   if (exit_code == 1) {
     return fail(code_of(turn_end_), fmt::format("turn ended ({}): {}", outcome, message));
   }

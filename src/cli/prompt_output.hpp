@@ -41,6 +41,7 @@ class PromptOutput {
   std::mutex mutex_;
   std::string last_text_;
   std::optional<session::TurnEnded> turn_end_;
+  std::optional<std::string> blocked_;  // a UserPromptSubmit hook's reason
   std::string turn_id_;
   int steps_ = 0;
   llm::Usage usage_;                                   // of this run's turns

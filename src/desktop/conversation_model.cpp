@@ -90,7 +90,7 @@ QHash<int, QByteArray> ConversationModel::roleNames() const {
           {ToolNameRole, "toolName"},   {TitleRole, "title"},       {StatusRole, "status"},
           {ArgumentsRole, "arguments"}, {CommandRole, "command"},   {PathRole, "path"},
           {DiffRole, "diff"},           {ExitInfoRole, "exitInfo"}, {ExitBadRole, "exitBad"},
-          {OutputRole, "output"},       {LevelRole, "level"}};
+          {OutputRole, "output"},       {LevelRole, "level"},       {BlockedRole, "blocked"}};
 }
 
 QVariant ConversationModel::data(const QModelIndex& index, int role) const {
@@ -106,6 +106,7 @@ QVariant ConversationModel::data(const QModelIndex& index, int role) const {
     case TextRole: return item.text;
     case InputKindRole: return item.input_kind;
     case ClaimedRole: return item.claimed;
+    case BlockedRole: return item.blocked;
     case RedactedRole: return item.redacted;
     case ToolNameRole: return item.tool_name;
     case TitleRole: return item.title;
@@ -221,6 +222,15 @@ void ConversationModel::apply_one(const json& event) {
       auto found = input_index_.find(id.get<std::string>());
       if (found == input_index_.end()) continue;
       items_[found->second].claimed = true;
+      touch(found->second);
+    }
+  } else if (type == "input_blocked") {
+    auto found = input_index_.find(str(event, "input_id"));
+    if (found != input_index_.end()) {
+      auto reason = qs(str(event, "reason"));
+      if (reason.isEmpty())
+        reason = QStringLiteral("blocked by a %1 hook").arg(qs(str(event, "hook")));
+      items_[found->second].blocked = reason;
       touch(found->second);
     }
   } else if (type == "turn_start") {

@@ -25,6 +25,7 @@ constexpr std::array<std::pair<HookEvent, std::string_view>, 7> event_names{{
 }};
 
 constexpr std::size_t max_reason = 2000;
+constexpr std::size_t max_context = 10'000;
 constexpr std::chrono::seconds max_timeout{600};
 
 std::string lower(std::string_view text) {
@@ -33,20 +34,34 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-std::string trimmed(std::string_view text) {
+std::string trimmed(std::string_view text, std::size_t limit = max_reason) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
     text.remove_prefix(1);
   }
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
     text.remove_suffix(1);
   }
-  return std::string(text.substr(0, max_reason));
+  if (text.size() > limit) {
+    text = text.substr(0, limit);
+    // Not inside a UTF-8 sequence.
+    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) {
+      text.remove_suffix(1);
+    }
+    if (!text.empty() && (static_cast<unsigned char>(text.back()) & 0x80) != 0) {
+      text.remove_suffix(1);
+    }
+  }
+  return std::string(text);
 }
 
-std::string text_field(const json& object, const char* name) {
+std::string text_field(const json& object, const char* name, std::size_t limit = max_reason) {
   const auto it = object.find(name);
-  return it != object.end() && it->is_string() ? trimmed(it->get<std::string>()) : std::string();
+  return it != object.end() && it->is_string() ? trimmed(it->get<std::string>(), limit)
+                                               : std::string();
 }
+
+// Claude Code caps what a hook adds to the context at 10,000 characters.
+std::string bounded_context(std::string_view text) { return trimmed(text, max_context); }
 
 bool tool_event(HookEvent event) {
   return event == HookEvent::pre_tool_use || event == HookEvent::post_tool_use;
@@ -165,9 +180,14 @@ HookReply read_hook_reply(HookEvent event, int exit_code, bool timed_out, std::s
         .reason = trimmed(err).empty() ? "exit code " + std::to_string(exit_code) : trimmed(err)};
   }
   const std::string text = trimmed(out);
-  if (text.empty() || text.front() != '{') return {.outcome = "ok"};
+  const bool prompt = event == HookEvent::user_prompt_submit;
+  auto plain = [&] {
+    return HookReply{.outcome = "ok",
+                     .additional_context = prompt ? bounded_context(out) : std::string()};
+  };
+  if (text.empty() || text.front() != '{') return plain();
   auto parsed = base::parse_json(out, base::JsonLimits{.max_depth = 32, .max_bytes = 1 << 20});
-  if (!parsed || !parsed->is_object()) return {.outcome = "ok"};  // plain output
+  if (!parsed || !parsed->is_object()) return plain();
   const json& reply = *parsed;
   if (reply.value("continue", true) == false) {
     std::string reason = text_field(reply, "stopReason");
@@ -199,6 +219,13 @@ HookReply read_hook_reply(HookEvent event, int exit_code, bool timed_out, std::s
   if (decision == "block") {
     std::string reason = text_field(reply, "reason");
     return {.outcome = "block", .reason = reason.empty() ? "blocked by a hook" : reason};
+  }
+  if (prompt) {
+    if (const auto specific = reply.find("hookSpecificOutput");
+        specific != reply.end() && specific->is_object()) {
+      return {.outcome = "ok",
+              .additional_context = text_field(*specific, "additionalContext", max_context)};
+    }
   }
   // Claude Code's older PreToolUse answers.
   if (event == HookEvent::pre_tool_use && decision == "approve") {

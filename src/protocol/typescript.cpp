@@ -72,6 +72,11 @@ std::vector<ObjectShape> build_objects() {
        {required_field("input_ids", "string[]"), required_field("turn_id", "string"),
         required_field("step", "number")},
        "EventBase"},
+      {"InputBlockedEvent",
+       "input_blocked: input a UserPromptSubmit hook refused; it never reaches the model",
+       {required_field("input_id", "string"), required_field("hook", "string"),
+        optional_field("reason", "string")},
+       "EventBase"},
       {"TurnStartEvent", "turn_start", {required_field("turn_id", "string")}, "EventBase"},
       {"TurnEndEvent",
        "turn_end",
@@ -217,7 +222,8 @@ const std::vector<AliasShape>& api_aliases() {
       alias_shape<ApprovalDecision>(),
       alias_shape<ApprovalScope>(),
       {"ConversationEvent", "A durable event; unknown future kinds arrive as EventBase.",
-       "SessionStartEvent | InputEvent | InputClaimedEvent | TurnStartEvent | TurnEndEvent | "
+       "SessionStartEvent | InputEvent | InputClaimedEvent | InputBlockedEvent | TurnStartEvent | "
+       "TurnEndEvent | "
        "StepStartEvent | "
        "StepEndEvent | AssistantEvent | ToolResultEvent | UsageEvent | ModelChangedEvent | "
        "CompactionEvent | "

@@ -82,6 +82,11 @@ json encode_body(const EventBody& body) {
           [](const InputClaimed& e) -> json {
             return {{"input_ids", e.input_ids}, {"turn_id", e.turn_id}, {"step", e.step}};
           },
+          [](const InputBlocked& e) -> json {
+            json o = {{"input_id", e.input_id}, {"hook", e.hook}};
+            if (!e.reason.empty()) o["reason"] = e.reason;
+            return o;
+          },
           [](const TurnStarted& e) -> json {
             return {{"turn_id", e.turn_id}};
           },
@@ -217,6 +222,10 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
     InputClaimed e{.turn_id = r.string("turn_id"), .step = read_step(r)};
     e.input_ids = read_strings(r.array("input_ids"), "input_ids", r);
     body = std::move(e);
+  } else if (type == "input_blocked") {
+    body = InputBlocked{.input_id = r.string("input_id"),
+                        .hook = r.string("hook"),
+                        .reason = r.optional_string("reason")};
   } else if (type == "turn_start") {
     body = TurnStarted{r.string("turn_id")};
   } else if (type == "turn_end") {
@@ -321,6 +330,7 @@ std::string_view type_name(const EventBody& body) {
           [](const SessionStarted&) { return std::string_view("session_start"); },
           [](const InputAcknowledged&) { return std::string_view("input"); },
           [](const InputClaimed&) { return std::string_view("input_claimed"); },
+          [](const InputBlocked&) { return std::string_view("input_blocked"); },
           [](const TurnStarted&) { return std::string_view("turn_start"); },
           [](const TurnEnded&) { return std::string_view("turn_end"); },
           [](const StepStarted&) { return std::string_view("step_start"); },

@@ -75,6 +75,10 @@ void ContextBuilder::apply(const Event& event) {
                                                .attachments = e.attachments});
                  },
                  [&](const InputClaimed& e) { claim(event, e); },
+                 [&](const InputBlocked& e) {
+                   std::erase_if(context_.pending,
+                                 [&](const PendingInput& p) { return p.input_id == e.input_id; });
+                 },
                  [&](const TurnStarted& e) {
                    context_.open_turn = e.turn_id;
                    context_.open_step.reset();

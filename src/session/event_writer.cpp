@@ -172,6 +172,14 @@ void write_body(const Event& event, std::string& out) {
                    o.string("turn_id", e.turn_id);
                    o.type(type);
                  },
+                 [&](const InputBlocked& e) {
+                   o.string("hook", e.hook);
+                   o.string("input_id", e.input_id);
+                   o.optional_string("reason", e.reason);
+                   o.seq(event);
+                   o.ts(event);
+                   o.type(type);
+                 },
                  [&](const TurnStarted& e) {
                    o.seq(event);
                    o.ts(event);

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "agent_test_util.hpp"
+#include "ava/session/context.hpp"
 
 using namespace ava;
 using test::events_of;
@@ -278,4 +279,89 @@ TEST_CASE("a rewritten call waiting for approval runs as rewritten after a reope
   CHECK(events_of<session::ApprovalRequested>(events).size() == 1);
   CHECK(events_of<session::ToolResult>(events).size() == 1);
   CHECK(test::check_calls_paired(events).empty());
+}
+
+namespace {
+
+std::string user_prompt_submit(const std::string& command) {
+  return nlohmann::json{
+      {"UserPromptSubmit", {{{"hooks", {{{"type", "command"}, {"command", command}}}}}}}}
+      .dump();
+}
+
+std::string all_text(const llm::Request& request) {
+  std::string text;
+  for (const auto& message : request.messages) {
+    for (const auto& block : message.content) {
+      if (const auto* part = std::get_if<content::TextBlock>(&block)) text += part->text + "\n";
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("a UserPromptSubmit hook blocks a prompt: it never reaches the model", "[agent][hooks]") {
+  test::TempDir dir;
+  auto journal = std::make_shared<test::ProviderJournal>();
+  auto options = options_with(dir, R"({"responses": [{"steps": [{"text": "hi"}]}]})",
+                              user_prompt_submit("if grep -q secret; then echo 'no secrets in "
+                                                 "prompts' >&2; exit 2; fi"));
+  options.provider_factory = test::scripted_factory(
+      test::script_from(R"({"responses": [{"steps": [{"text": "hi"}]}]})"), journal);
+  test::Runtime runtime;
+  auto agent =
+      agent::Agent::create(runtime.executor(), dir.path() / "s.jsonl.zst", std::move(options));
+  REQUIRE(agent);
+  REQUIRE((*agent)->followup("the secret is 42"));
+  runtime.wait_idle(**agent);
+  CHECK(journal->snapshot().empty());  // no turn, no request
+  REQUIRE((*agent)->followup("hello"));
+  runtime.wait_idle(**agent);
+  runtime.close(**agent);
+
+  const auto events = test::read_events(dir.path() / "s.jsonl.zst");
+  const auto blocked = events_of<session::InputBlocked>(events);
+  REQUIRE(blocked.size() == 1);
+  CHECK(blocked[0].reason == "no secrets in prompts");
+  CHECK(blocked[0].hook == "UserPromptSubmit");
+  CHECK(events_of<session::TurnStarted>(events).size() == 1);
+  const auto requests = journal->snapshot();
+  REQUIRE(requests.size() == 1);
+  CHECK(all_text(requests[0]).find("hello") != std::string::npos);
+  CHECK(all_text(requests[0]).find("secret") == std::string::npos);
+  // The rebuilt context agrees: nothing pending, the blocked text nowhere.
+  const auto context = session::rebuild_context(events);
+  CHECK(context.pending.empty());
+  const auto hooks = events_of<session::HookRan>(events);
+  REQUIRE(hooks.size() == 2);
+  CHECK(hooks[0].outcome == "block");
+  CHECK(hooks[1].outcome == "ok");
+}
+
+TEST_CASE("a UserPromptSubmit hook adds context once, beside the prompt", "[agent][hooks]") {
+  test::TempDir dir;
+  const auto seen = dir.path() / "seen.json";
+  auto journal = std::make_shared<test::ProviderJournal>();
+  auto options =
+      options_with(dir, R"({"responses": []})",
+                   user_prompt_submit("cat > '" + seen.string() + "'; echo 'branch: feature-x'"));
+  options.provider_factory = test::scripted_factory(
+      test::script_from(R"({"responses": [{"steps": [{"text": "hi"}]}]})"), journal);
+  const auto events = run_turn(dir, std::move(options));
+  std::ifstream in(seen);
+  const auto input = nlohmann::json::parse(in);
+  CHECK(input["hook_event_name"] == "UserPromptSubmit");
+  CHECK(input["prompt"] == "go");
+  const auto requests = journal->snapshot();
+  REQUIRE(requests.size() == 1);
+  const auto& last = requests[0].messages.back();
+  CHECK(last.role == content::Role::user);
+  const std::string text = all_text(requests[0]);
+  CHECK(text.find("go\nUserPromptSubmit hook context:\nbranch: feature-x") != std::string::npos);
+  // The context is a steer of its own, screened by nobody and added once.
+  const auto inputs = events_of<session::InputAcknowledged>(events);
+  REQUIRE(inputs.size() == 2);
+  CHECK(inputs[1].input_id.starts_with("prompt-hook."));
+  CHECK(events_of<session::HookRan>(events).size() == 1);
 }

@@ -122,4 +122,21 @@ set +e
 set -e
 [ "$code" = 2 ] || fail "bad mode exit $code"
 grep -q "accept-edits" "$work/err" || fail "bad mode message: $(cat "$work/err")"
+# 6. A UserPromptSubmit hook (the user's settings) keeps a prompt from the
+#    model: nothing runs, the JSON says "blocked", the reason is on stderr.
+mkdir -p "$AVA_HOME"
+jq -n '{hooks: {UserPromptSubmit: [{hooks: [{type: "command",
+         command: "if grep -q password; then echo \"no passwords, please\" >&2; exit 2; fi"}]}]}}' \
+  > "$AVA_HOME/settings.json"
+set +e
+AVA_MOCK_SCRIPT="$(bash_call "touch hooked.txt")" "$ava" -p "my password is hunter2" --provider mock \
+  --output-format json > "$work/out" 2> "$work/err"; code=$?
+set -e
+[ "$code" != 0 ] || fail "a blocked prompt exited 0"
+[ ! -e hooked.txt ] || fail "a blocked prompt still ran the model's call"
+jq -e '.outcome == "blocked" and .steps == 0' "$work/out" > /dev/null || fail "blocked: $(cat "$work/out")"
+grep -q "no passwords, please" "$work/err" || fail "blocked reason: $(cat "$work/err")"
+out=$(run "$(bash_call "touch hooked.txt")")
+[ "$(jq -r .outcome <<<"$out")" = completed ] || fail "a prompt the hook lets through: $out"
+rm "$AVA_HOME/settings.json"
 echo "ok"

@@ -227,3 +227,26 @@ TEST_CASE("an approval makes its call wait until it is decided, and a blocking h
   CHECK(model.items()[3].status == "running");
   CHECK(model.items().back().text == "Hook PostToolUse (./lint) block: fix the style");
 }
+
+TEST_CASE("input a UserPromptSubmit hook blocked says so and why", "[desktop]") {
+  ConversationModel model;
+  apply_all(model, json::array({{{"type", "input"},
+                                 {"seq", 1},
+                                 {"input_id", "in-1"},
+                                 {"kind", "followup"},
+                                 {"text", "the secret is 42"}},
+                                {{"type", "input_blocked"},
+                                 {"seq", 2},
+                                 {"input_id", "in-1"},
+                                 {"hook", "UserPromptSubmit"},
+                                 {"reason", "no secrets"}},
+                                {{"type", "input_blocked"},
+                                 {"seq", 3},
+                                 {"input_id", "nobody"},
+                                 {"hook", "UserPromptSubmit"}}}));
+  REQUIRE(model.items().size() == 1);
+  CHECK(model.items()[0].blocked == "no secrets");
+  CHECK_FALSE(model.items()[0].claimed);
+  const auto index = model.index(0);
+  CHECK(model.data(index, ConversationModel::BlockedRole).toString() == "no secrets");
+}

@@ -76,3 +76,27 @@ TEST_CASE("a hook's answer is read from its exit code and output", "[policy][hoo
   CHECK(hook_tool_name("bash") == "Bash");
   CHECK(hook_tool_name("mcp__a__b") == "mcp__a__b");
 }
+
+TEST_CASE("a UserPromptSubmit hook's output is context for the model", "[policy][hooks]") {
+  const auto prompt = HookEvent::user_prompt_submit;
+  CHECK(read_hook_reply(prompt, 0, false, "  branch: main\n", "").additional_context ==
+        "branch: main");
+  CHECK(read_hook_reply(prompt, 0, false,
+                        R"({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                             "additionalContext": "the date is 2026-12-04"}})",
+                        "")
+            .additional_context == "the date is 2026-12-04");
+  const auto blocked =
+      read_hook_reply(prompt, 0, false, R"({"decision": "block", "reason": "r"})", "");
+  CHECK(blocked.outcome == "block");
+  CHECK(blocked.additional_context.empty());
+  CHECK(read_hook_reply(prompt, 2, false, "ignored", "no secrets").reason == "no secrets");
+  // Other events add nothing; a huge output is cut at 10,000 bytes on a
+  // character boundary.
+  CHECK(read_hook_reply(HookEvent::stop, 0, false, "text", "").additional_context.empty());
+  std::string huge;
+  for (int i = 0; i < 6000; ++i) huge += "é";
+  const auto cut = read_hook_reply(prompt, 0, false, huge, "").additional_context;
+  CHECK(cut.size() <= 10'000);
+  CHECK(cut.size() % 2 == 0);
+}

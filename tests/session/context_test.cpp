@@ -42,6 +42,24 @@ TEST_CASE("acknowledged input stays pending until claimed, in order", "[context]
   CHECK(context.model == "m1");
 }
 
+TEST_CASE("a blocked input leaves the queue and never becomes a message", "[context]") {
+  auto events = number({
+      SessionStarted{.session_id = "s", .provider = "mock", .model = "m1", .cwd = "/w"},
+      InputAcknowledged{.input_id = "f1", .kind = InputKind::followup, .text = "a secret"},
+      InputAcknowledged{.input_id = "f2", .kind = InputKind::followup, .text = "fine"},
+      InputBlocked{.input_id = "f1", .reason = "no secrets"},
+      TurnStarted{.turn_id = "t"},
+      StepStarted{.turn_id = "t", .step = 1},
+      // A claim naming the blocked id too (a bug) still adds nothing of it.
+      InputClaimed{.input_ids = {"f1", "f2"}, .turn_id = "t", .step = 1},
+  });
+  const Context context = rebuild_context(events);
+  CHECK(context.pending.empty());
+  REQUIRE(context.messages.size() == 1);
+  CHECK(context.messages[0].content ==
+        std::vector<content::ContentBlock>{content::TextBlock{"fine"}});
+}
+
 TEST_CASE("tool results of one step travel in one message after the call", "[context]") {
   auto events = number({
       InputAcknowledged{.input_id = "f1", .text = "go"},

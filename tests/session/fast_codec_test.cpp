@@ -47,6 +47,7 @@ std::vector<EventBody> bodies() {
   all.emplace_back(ApprovalDecided{.approval_id = "a", .decision = ApprovalDecision::deny});
   all.emplace_back(PermissionModeChanged{});
   all.emplace_back(HookRan{.hook = "Stop", .exit_code = -1});
+  all.emplace_back(InputBlocked{.input_id = "i"});
   all.emplace_back(TurnStarted{.turn_id = "quote \" backslash \\ \n\t\x01 ünï ✓ 😀 bad \xff"});
   return all;
 }
@@ -165,6 +166,8 @@ TEST_CASE("malformed lines are rejected with the DOM path's errors", "[codec][fa
       R"({"seq":1,"ts":2,"type":"step_start","turn_id":"t","step":1,"model":3})",
       R"({"seq":1,"ts":2,"type":"input_claimed","turn_id":"t","step":1,"input_ids":[1]})",
       R"({"seq":1,"ts":2,"type":"input_claimed","turn_id":"t","step":1,"input_ids":"a"})",
+      R"({"seq":1,"ts":2,"type":"input_blocked","hook":"UserPromptSubmit"})",
+      R"({"seq":1,"ts":2,"type":"input_blocked","input_id":3,"hook":"UserPromptSubmit"})",
       R"({"seq":1,"ts":2,"type":"input","input_id":"i","kind":"x","text":""})",
       R"({"seq":1,"ts":2,"type":"input","input_id":"i","kind":"steer","text":"","attachments":[1]})",
       R"({"seq":1,"ts":2,"type":"input","input_id":"i","kind":"steer","text":"","attachments":{}})",

@@ -88,6 +88,7 @@ inline std::vector<session::EventBody> every_kind() {
               .exit_code = 2,
               .reason = "no pushes",
               .output = "blocked\n"},
+      InputBlocked{.input_id = "in-3", .hook = "UserPromptSubmit", .reason = "no secrets ✓"},
   };
 }
 

@@ -152,6 +152,16 @@ describe("durable events", () => {
     const s = run([...real.slice(0, 2), { type: "input", seq: 3, ts: 3, input_id: "in-2", kind: "steer", text: "faster" } as ConversationEvent]);
     expect(s.items.map((i) => (i.kind === "user" ? `${i.inputKind}:${i.claimed}` : ""))).toEqual(["followup:false", "steer:false"]);
   });
+
+  it("marks input a UserPromptSubmit hook blocked, with its reason", () => {
+    const s = run([
+      ...real.slice(0, 2),
+      { type: "input_blocked", seq: 3, ts: 3, input_id: "in-1", hook: "UserPromptSubmit", reason: "no secrets" } as ConversationEvent,
+      { type: "input_blocked", seq: 4, ts: 4, input_id: "unknown", hook: "UserPromptSubmit" } as ConversationEvent,
+    ]);
+    expect(s.items).toHaveLength(1);
+    expect(s.items[0]).toMatchObject({ kind: "user", claimed: false, blocked: "no secrets" });
+  });
 });
 
 describe("live status messages", () => {

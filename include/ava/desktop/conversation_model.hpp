@@ -25,6 +25,7 @@ struct ViewItem {
   QString input_kind;
   QString input_id;
   bool claimed = false;
+  QString blocked;  // why a UserPromptSubmit hook kept it from the model
   // thinking
   bool redacted = false;
   // tool
@@ -95,6 +96,7 @@ class ConversationModel : public QAbstractListModel {
     ExitBadRole,
     OutputRole,
     LevelRole,
+    BlockedRole,
   };
 
   explicit ConversationModel(QObject* parent = nullptr);

@@ -65,11 +65,15 @@ Result<void> add_hooks(Hooks& into, const nlohmann::json& block, const std::stri
 // "reason"}, {"continue": false, "stopReason"}, and for PreToolUse
 // {"hookSpecificOutput": {"permissionDecision": "allow"|"ask"|"deny",
 // "permissionDecisionReason", "updatedInput": {...}}}); any other exit, a
-// crash or a timeout is an error that blocks nothing.
+// crash or a timeout is an error that blocks nothing. For UserPromptSubmit
+// a plain stdout on exit 0 is context for the model, as in Claude Code.
 struct HookReply {
   std::string outcome;  // ok, block, allow, ask, deny, rewrite, error, timeout
   std::string reason;
   std::optional<nlohmann::json> updated_input;  // PreToolUse: the tool's new arguments
+  // UserPromptSubmit: text the model gets with the prompt (plain stdout on
+  // exit 0, or hookSpecificOutput.additionalContext), bounded.
+  std::string additional_context;
 };
 HookReply read_hook_reply(HookEvent event, int exit_code, bool timed_out, std::string_view out,
                           std::string_view err);

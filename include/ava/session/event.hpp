@@ -44,6 +44,14 @@ struct InputClaimed {
   int step = 0;
 };
 
+// Input a UserPromptSubmit hook refused before any step took it: it leaves
+// the pending queue and never reaches the model; the reason is the user's.
+struct InputBlocked {
+  std::string input_id;
+  std::string hook = "UserPromptSubmit";
+  std::string reason;
+};
+
 enum class EndReason { completed, aborted, error, max_steps, interrupted };
 
 struct TurnStarted {
@@ -180,10 +188,10 @@ struct UnknownEvent {
 };
 
 using EventBody =
-    std::variant<SessionStarted, InputAcknowledged, InputClaimed, TurnStarted, TurnEnded,
-                 StepStarted, StepEnded, AssistantMessage, ToolResult, UsageRecorded, ModelChanged,
-                 Paused, Resumed, Compacted, ErrorOccurred, Recovered, ApprovalRequested,
-                 ApprovalDecided, PermissionModeChanged, HookRan, UnknownEvent>;
+    std::variant<SessionStarted, InputAcknowledged, InputClaimed, InputBlocked, TurnStarted,
+                 TurnEnded, StepStarted, StepEnded, AssistantMessage, ToolResult, UsageRecorded,
+                 ModelChanged, Paused, Resumed, Compacted, ErrorOccurred, Recovered,
+                 ApprovalRequested, ApprovalDecided, PermissionModeChanged, HookRan, UnknownEvent>;
 
 struct Event {
   Seq seq = 0;

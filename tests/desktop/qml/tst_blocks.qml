@@ -10,6 +10,7 @@ Item {
     ThinkingBlock { id: liveThinking; y: 100; width: 500; text: "streaming"; live: true }
     MessageItem { id: answer; y: 200; width: 500; role: "assistant"; text: "Use **bold** and `code`" }
     MessageItem { id: question; y: 300; width: 500; role: "user"; text: "keep **stars**"; inputKind: "steer"; claimed: false }
+    MessageItem { id: refused; y: 400; width: 500; role: "user"; text: "the secret is 42"; blocked: "no <b>secrets</b>" }
 
     TestCase {
         name: "Blocks"
@@ -41,6 +42,15 @@ Item {
             compare(typed.getText(0, typed.length), "keep **stars**")
             verify(!findChild(question, "messageText").visible)
             compare(findChild(question, "messageText").length, 0)
+        }
+
+        function test_a_blocked_prompt_shows_the_hooks_reason_as_plain_text() {
+            verify(!findChild(question, "blockedReason").visible)
+            const reason = findChild(refused, "blockedReason")
+            verify(reason.visible)
+            compare(reason.textFormat, Text.PlainText)
+            compare(reason.text, "A hook kept this from the model: no <b>secrets</b>")
+            verify(findChild(refused, "typedText").font.strikeout)
         }
     }
 }

@@ -6,6 +6,7 @@ import type {
   ContentBlock,
   ConversationEvent,
   DriverState,
+  InputBlockedEvent,
   InputClaimedEvent,
   InputEvent,
   StatusMessage,
@@ -35,6 +36,8 @@ export interface UserItem {
   inputKind: string;
   text: string;
   claimed: boolean;
+  /** Set when a UserPromptSubmit hook refused it: the hook's reason. */
+  blocked?: string;
   /** Attached images as sent (base64). */
   images: { mediaType: string; data: string }[];
 }
@@ -243,6 +246,13 @@ function applyOne(s: ConversationState, event: ConversationEvent): void {
         const item = index === undefined ? undefined : s.items[index];
         if (item && item.kind === "user") s.items[index] = { ...item, claimed: true };
       }
+      return;
+    }
+    case "input_blocked": {
+      const e = event as InputBlockedEvent;
+      const index = s.inputIndex[e.input_id];
+      const item = index === undefined ? undefined : s.items[index];
+      if (item && item.kind === "user") s.items[index] = { ...item, blocked: e.reason || `blocked by a ${e.hook} hook` };
       return;
     }
     case "turn_start":

@@ -227,10 +227,10 @@ export const ItemView = memo(function ItemView({ item }: { item: ViewItem }) {
   switch (item.kind) {
     case "user":
       return (
-        <div className={"msg user" + (item.claimed ? "" : " queued")} data-kind="user">
+        <div className={"msg user" + (item.blocked !== undefined ? " blocked" : item.claimed ? "" : " queued")} data-kind="user">
           <div className="who">
             You{item.inputKind === "steer" ? " · steer" : ""}
-            {!item.claimed && <span className="badge">queued</span>}
+            {item.blocked !== undefined ? <span className="badge">not sent</span> : !item.claimed && <span className="badge">queued</span>}
           </div>
           {item.images.length > 0 && (
             <div className="user-images">
@@ -240,6 +240,11 @@ export const ItemView = memo(function ItemView({ item }: { item: ViewItem }) {
             </div>
           )}
           {item.text && <div className="user-text">{item.text}</div>}
+          {item.blocked !== undefined && (
+            <div className="user-blocked" role="note">
+              A hook kept this from the model: {item.blocked}
+            </div>
+          )}
         </div>
       );
     case "assistant":
