@@ -74,6 +74,13 @@ ALTER TABLE mcp_servers ADD COLUMN oauth_client TEXT NOT NULL DEFAULT '{}';
 PRAGMA user_version = 3;
 )sql";
 
+// v4: the sandbox a stdio server asked for ({"mode", "network",
+// "writableRoots"}; {} for none).
+constexpr const char* schema_v4 = R"sql(
+ALTER TABLE mcp_servers ADD COLUMN sandbox TEXT NOT NULL DEFAULT '{}';
+PRAGMA user_version = 4;
+)sql";
+
 // Created 0600 before SQLite opens it: the WAL and shared-memory files
 // SQLite makes beside it copy its mode. An existing file is never opened
 // here: closing any descriptor of the database drops every POSIX lock this
@@ -106,7 +113,7 @@ Result<std::map<std::string, std::string>> parse_map(const std::string& text) {
 
 constexpr const char* select_servers =
     "SELECT name, transport, command, args, env, cwd, url, headers, enabled, source, created_ms, "
-    "updated_ms, oauth_client FROM mcp_servers";
+    "updated_ms, oauth_client, sandbox FROM mcp_servers";
 
 Result<McpServerEntry> read_server(const store::Statement& row) {
   McpServerEntry entry;
@@ -130,6 +137,22 @@ Result<McpServerEntry> read_server(const store::Statement& row) {
   AVA_TRY(auto oauth_client, parse_map(row.text(12)));
   entry.oauth_client_id = oauth_client["clientId"];
   entry.oauth_client_secret = oauth_client["clientSecret"];
+  const auto sandbox = json::parse(row.text(13), nullptr, false);
+  if (!sandbox.is_object())
+    return fail(ErrorCode::corrupt, "capabilities store: sandbox of " + entry.name);
+  if (sandbox.contains("mode")) {
+    // A mode this version cannot read keeps the server from starting rather
+    // than starting it with more rights than it was given.
+    auto mode = sandbox["mode"].is_string()
+                    ? proc::parse_sandbox_mode(sandbox["mode"].get<std::string>())
+                    : Result<proc::SandboxMode>(fail(ErrorCode::corrupt, "not a string"));
+    if (!mode) return fail(ErrorCode::corrupt, "capabilities store: sandbox mode of " + entry.name);
+    entry.sandbox = *mode;
+    entry.sandbox_network = sandbox.value("network", false);
+    for (const auto& root : sandbox.value("writableRoots", json::array())) {
+      if (root.is_string()) entry.sandbox_writable_roots.push_back(root.get<std::string>());
+    }
+  }
   return entry;
 }
 
@@ -190,6 +213,7 @@ Result<CapabilitiesStore> CapabilitiesStore::open_file(const fs::path& file) {
   if (version < 1) AVA_TRY_VOID(exec(db.get(), schema_v1));
   if (version < 2) AVA_TRY_VOID(exec(db.get(), schema_v2));
   if (version < 3) AVA_TRY_VOID(exec(db.get(), schema_v3));
+  if (version < 4) AVA_TRY_VOID(exec(db.get(), schema_v4));
   AVA_TRY_VOID(transaction.commit());
   return CapabilitiesStore(std::move(db));
 }
@@ -245,13 +269,13 @@ Result<void> CapabilitiesStore::write_server(const McpServerEntry& entry) {
           store::Statement::prepare(
               db_.get(),
               "INSERT INTO mcp_servers(name, transport, command, args, env, cwd, url, headers, "
-              "enabled, source, created_ms, updated_ms, oauth_client) "
-              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) "
+              "enabled, source, created_ms, updated_ms, oauth_client, sandbox) "
+              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
               "ON CONFLICT(name) DO UPDATE SET transport = excluded.transport, command = "
               "excluded.command, args = excluded.args, env = excluded.env, cwd = excluded.cwd, "
               "url = excluded.url, headers = excluded.headers, enabled = excluded.enabled, "
               "source = excluded.source, updated_ms = excluded.updated_ms, "
-              "oauth_client = excluded.oauth_client"));
+              "oauth_client = excluded.oauth_client, sandbox = excluded.sandbox"));
   upsert.bind(1, entry.name)
       .bind(2, entry.transport)
       .bind(3, entry.command)
@@ -264,7 +288,13 @@ Result<void> CapabilitiesStore::write_server(const McpServerEntry& entry) {
       .bind(10, entry.source)
       .bind(11, created)
       .bind(12, now)
-      .bind(13, oauth_client.dump());
+      .bind(13, oauth_client.dump())
+      .bind(14, entry.sandbox == proc::SandboxMode::off
+                    ? std::string("{}")
+                    : json{{"mode", proc::to_string(entry.sandbox)},
+                           {"network", entry.sandbox_network},
+                           {"writableRoots", entry.sandbox_writable_roots}}
+                          .dump());
   AVA_TRY_VOID(upsert.run());
   for (const auto& [project, enabled] : entry.projects) {
     AVA_TRY(auto scoped,

@@ -48,6 +48,42 @@ std::map<std::string, std::string> secret_map(const std::map<std::string, std::s
   return out;
 }
 
+// "sandbox": "workspace-write", or {"mode": ..., "network": true,
+// "writableRoots": [...]}.
+Result<void> read_sandbox(McpServerEntry& entry, const json& value) {
+  auto bad = [&](std::string what) {
+    return fail(ErrorCode::invalid_argument, "server " + entry.name + ": sandbox " + what);
+  };
+  const json* mode = &value;
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items()) {
+      if (key != "mode" && key != "network" && key != "writableRoots")
+        return bad("has an unknown field \"" + key.substr(0, 64) +
+                   "\" (mode, network, writableRoots)");
+    }
+    const auto found = value.find("mode");
+    if (found == value.end()) return bad("needs a mode");
+    mode = &*found;
+    if (const auto network = value.find("network"); network != value.end()) {
+      if (!network->is_boolean()) return bad("network must be true or false");
+      entry.sandbox_network = network->get<bool>();
+    }
+    if (const auto roots = value.find("writableRoots"); roots != value.end()) {
+      if (!roots->is_array()) return bad("writableRoots must be an array of paths");
+      for (const auto& root : *roots) {
+        if (!root.is_string()) return bad("writableRoots must be an array of paths");
+        entry.sandbox_writable_roots.push_back(root.get<std::string>());
+      }
+    }
+  }
+  if (!mode->is_string())
+    return bad("must be \"read-only\", \"workspace-write\", \"off\" or an object with a mode");
+  auto parsed = proc::parse_sandbox_mode(mode->get<std::string>());
+  if (!parsed) return bad(parsed.error().message);
+  entry.sandbox = *parsed;
+  return {};
+}
+
 }  // namespace
 
 Result<void> validate(const McpServerEntry& entry) {
@@ -103,6 +139,21 @@ Result<void> validate(const McpServerEntry& entry) {
                   fmt::format("server {}: header \"{}\" is not a valid header", name, header));
     }
   }
+  if (entry.sandbox != proc::SandboxMode::off || entry.sandbox_network ||
+      !entry.sandbox_writable_roots.empty()) {
+    if (entry.transport != "stdio")
+      return fail(ErrorCode::invalid_argument,
+                  "server " + name + ": a sandbox is for stdio servers (Ava starts those)");
+    if (entry.sandbox == proc::SandboxMode::off)
+      return fail(ErrorCode::invalid_argument,
+                  "server " + name + ": sandbox network or writableRoots need a sandbox mode");
+  }
+  for (const auto& root : entry.sandbox_writable_roots) {
+    if (root.empty() || root.front() != '/' || root.find('\0') != std::string::npos)
+      return fail(ErrorCode::invalid_argument,
+                  fmt::format("server {}: sandbox writable root \"{}\" must be an absolute path",
+                              name, root));
+  }
   for (const auto& [key, value] : entry.env) {
     if (key.empty() || key.find('=') != std::string::npos) {
       return fail(ErrorCode::invalid_argument,
@@ -125,15 +176,26 @@ bool has_own_authorization(const McpServerEntry& entry) {
 }
 
 std::string fingerprint(const McpServerEntry& entry) {
-  return json{{"transport", entry.transport},
-              {"command", entry.command},
-              {"args", entry.args},
-              {"env", entry.env},
-              {"cwd", entry.cwd},
-              {"url", entry.url},
-              {"headers", entry.headers},
-              {"oauthClient", {entry.oauth_client_id, entry.oauth_client_secret}}}
+  return json{
+      {"transport", entry.transport},
+      {"command", entry.command},
+      {"args", entry.args},
+      {"env", entry.env},
+      {"cwd", entry.cwd},
+      {"url", entry.url},
+      {"headers", entry.headers},
+      {"oauthClient", {entry.oauth_client_id, entry.oauth_client_secret}},
+      {"sandbox",
+       {proc::to_string(entry.sandbox), entry.sandbox_network, entry.sandbox_writable_roots}}}
       .dump();
+}
+
+proc::Sandbox sandbox_for(const McpServerEntry& entry, const fs::path& cwd) {
+  proc::Sandbox sandbox{.mode = entry.sandbox, .network = entry.sandbox_network};
+  if (entry.sandbox != proc::SandboxMode::workspace_write) return sandbox;
+  if (!cwd.empty()) sandbox.writable_roots.push_back(cwd);
+  for (const auto& root : entry.sandbox_writable_roots) sandbox.writable_roots.emplace_back(root);
+  return sandbox;
 }
 
 protocol::McpServer server_view(const McpServerEntry& entry, bool show_secrets) {
@@ -152,6 +214,11 @@ protocol::McpServer server_view(const McpServerEntry& entry, bool show_secrets) 
     out.args = show_secrets ? entry.args : base::redact_arguments(entry.args);
     out.env = secret_map(entry.env, show_secrets);
     out.cwd = entry.cwd;
+    if (entry.sandbox != proc::SandboxMode::off) {
+      out.sandbox = protocol::McpSandbox{.mode = std::string(proc::to_string(entry.sandbox)),
+                                         .network = entry.sandbox_network,
+                                         .writable_roots = entry.sandbox_writable_roots};
+    }
   } else {
     out.url = show_secrets ? entry.url : base::redact_url(entry.url);
     out.headers = secret_map(entry.headers, show_secrets);
@@ -221,6 +288,9 @@ Result<McpServerEntry> entry_from_json(const std::string& name, const json& valu
     if (!client_secret) return bad(client_secret.error());
     entry.oauth_client_id = *client_id;
     entry.oauth_client_secret = *client_secret;
+  }
+  if (value.contains("sandbox") && !value["sandbox"].is_null()) {
+    AVA_TRY_VOID(read_sandbox(entry, value["sandbox"]));
   }
   if (value.contains("enabled")) {
     if (!value["enabled"].is_boolean())

@@ -52,6 +52,9 @@ mcp::ServerConfig server_config(const asio::any_io_executor& executor, const Mcp
   server.args = entry.args;
   server.env = entry.env;
   server.cwd = entry.cwd.empty() ? default_cwd : fs::path(entry.cwd);
+  // workspace-write: the folder it runs in is the one it may change.
+  std::error_code ec;
+  server.sandbox = sandbox_for(entry, server.cwd.empty() ? fs::current_path(ec) : server.cwd);
   if (auto logs = home.ensure_dir("logs"))
     server.stderr_log = *logs / ("mcp-" + entry.name + ".log");
   config.make_transport = [server] { return mcp::make_stdio_transport(server); };

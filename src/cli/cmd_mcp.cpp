@@ -16,6 +16,7 @@
 #include "ava/base/log.hpp"
 #include "ava/capabilities/capabilities_store.hpp"
 #include "ava/capabilities/mcp_hub.hpp"
+#include "ava/proc/sandbox.hpp"
 #include "cli/commands.hpp"
 
 namespace ava::cli {
@@ -63,6 +64,9 @@ struct AddFlags {
   bool disabled = false;
   std::string project;
   bool replace = false;
+  std::string sandbox;  // read-only, workspace-write, off
+  bool sandbox_network = false;
+  std::vector<std::string> writable_roots;
 };
 
 // Flags that do not make a server, and a name or value the store refuses,
@@ -105,6 +109,17 @@ Result<int> add(const AddFlags& flags) {
       entry.env[pair->first] = pair->second;
     }
   }
+  if (!flags.sandbox.empty()) {
+    auto mode = proc::parse_sandbox_mode(flags.sandbox);
+    if (!mode) return usage_error(command_name, mode.error());
+    entry.sandbox = *mode;
+  }
+  entry.sandbox_network = flags.sandbox_network;
+  for (const auto& root : flags.writable_roots) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(root, ec);
+    entry.sandbox_writable_roots.push_back(ec ? root : absolute.lexically_normal().string());
+  }
   if (!flags.project.empty()) {
     entry.enabled = false;
     entry.projects[project_key(flags.project).string()] = !flags.disabled;
@@ -137,6 +152,12 @@ std::string describe(const capabilities::McpServerEntry& entry, const fs::path* 
     const auto args = show_secrets ? entry.args : base::redact_arguments(entry.args);
     for (const auto& arg : args) where += " " + arg;
     for (const auto& [key, value] : entry.env) where += " [env " + key + "]";
+    if (entry.sandbox != proc::SandboxMode::off) {
+      where += fmt::format(" [sandbox {}{}", proc::to_string(entry.sandbox),
+                           entry.sandbox_network ? ", network" : ", no network");
+      for (const auto& root : entry.sandbox_writable_roots) where += ", +" + root;
+      where += "]";
+    }
   } else {
     where = show_secrets ? entry.url : base::redact_url(entry.url);
     for (const auto& [key, value] : entry.headers) where += " [header " + key + "]";
@@ -291,6 +312,13 @@ void add_mcp_commands(CLI::App& cli, CliContext& context) {
                           "registers itself with the authorization server)");
   add_command->add_option("--client-secret", add_flags->client_secret,
                           "That client's secret, if it has one (secret)");
+  add_command->add_option("--sandbox", add_flags->sandbox,
+                          "Run a stdio server in a sandbox: workspace-write (writes only under "
+                          "its folder), read-only, or off (the default)");
+  add_command->add_flag("--sandbox-network", add_flags->sandbox_network,
+                        "Let the sandboxed server use the network (off by default)");
+  add_command->add_option("--writable-root", add_flags->writable_roots,
+                          "Another folder the sandboxed server may write (repeatable)");
   add_command->add_flag("--disabled", add_flags->disabled, "Add it switched off");
   add_command->add_option("--project", add_flags->project, "Enable it only in this project folder");
   add_command->add_flag("--replace", add_flags->replace, "Replace a server of the same name");

@@ -288,10 +288,16 @@ class StdioTransport final : public Transport {
     options.stdout_mode = proc::OutputMode::pipe;
     options.stderr_mode = proc::StderrMode::pipe;
     options.new_process_group = true;
+    options.sandbox = server_.sandbox;
     auto child = proc::spawn(options);
     if (!child) {
-      co_return fail(ErrorCode::unavailable, fmt::format("cannot start MCP server {}: {}",
-                                                         server_.command, child.error().message));
+      const bool sandboxed = server_.sandbox.mode != proc::SandboxMode::off;
+      co_return fail(ErrorCode::unavailable,
+                     fmt::format("cannot start MCP server {}{}: {}", server_.command,
+                                 sandboxed ? fmt::format(" in its {} sandbox",
+                                                         proc::to_string(server_.sandbox.mode))
+                                           : std::string(),
+                                 child.error().message));
     }
     auto state = std::make_shared<State>(strand, server_, std::move(events), *child);
     if (server_.stderr_log) {

@@ -184,6 +184,7 @@ std::vector<ObjectShape> build_objects() {
       // MCP servers (/api/mcp/servers): secrets (env, header values) come back redacted.
       object_shape<McpServer>(),
       object_shape<McpOAuthClient>(),
+      object_shape<McpSandbox>(),
       object_shape<McpServerList>(),
       {"CreateMcpServer",
        "POST /api/mcp/servers (also the mcpServers entry shape)",
@@ -192,6 +193,9 @@ std::vector<ObjectShape> build_objects() {
         optional_field("env", "Record<string, string>"), optional_field("cwd", "string"),
         optional_field("url", "string"), optional_field("headers", "Record<string, string>"),
         optional_field("oauth", "McpOAuthClient"), optional_field("enabled", "boolean"),
+        optional_field("sandbox",
+                       "\"read-only\" | \"workspace-write\" | \"off\" | { mode: string; "
+                       "network?: boolean; writableRoots?: string[] }"),
         optional_field("replace", "boolean")}},
       object_shape<McpSwitch>(),
       object_shape<McpToolSummary>(),

@@ -56,6 +56,21 @@ grep -Eq "sk-leaky|tok-arg-secret|url-key-secret" "$work/leaky.out" "$work/leaky
 "$ava" mcp list --show-secrets | grep -q "tok-arg-secret" || fail "list --show-secrets args"
 "$ava" mcp remove leaky > /dev/null && "$ava" mcp remove leakyurl > /dev/null || fail "remove leaky"
 
+# A sandbox asked for at add: kept, listed, refused when malformed.
+"$ava" mcp add boxed --sandbox workspace-write --sandbox-network --writable-root cache -- node srv.js \
+  > /dev/null || fail "mcp add --sandbox"
+"$ava" mcp list | grep -q "^boxed  stdio  node srv.js \[sandbox workspace-write, network, +$(pwd -P)/cache\]" \
+  || fail "list shows the sandbox: $("$ava" mcp list)"
+"$ava" mcp list --json | jq -e --arg root "$(pwd -P)/cache" '.servers[] | select(.name == "boxed") | .sandbox ==
+  {mode: "workspace-write", network: true, writableRoots: [$root]}' > /dev/null || fail "list --json sandbox"
+set +e
+"$ava" mcp add boxed2 --sandbox yolo -- node srv.js 2> "$work/sandbox.err"; code=$?
+set -e
+[ "$code" = 2 ] || fail "a bad --sandbox exit $code"
+"$ava" mcp add boxed3 --sandbox-network -- node srv.js 2> "$work/sandbox.err" && fail "network without a sandbox"
+grep -q "need a sandbox mode" "$work/sandbox.err" || fail "network without a sandbox: $(cat "$work/sandbox.err")"
+"$ava" mcp remove boxed > /dev/null || fail "remove boxed"
+
 # ava mcp test: name, protocol version, tools; non-zero for a broken server.
 "$ava" mcp test fs > "$work/test.out" || fail "mcp test fs"
 grep -q "^Server: secure-filesystem-server " "$work/test.out" || fail "server name"

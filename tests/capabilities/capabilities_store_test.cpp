@@ -374,6 +374,8 @@ TEST_CASE("a schema 1 store is upgraded in place", "[capabilities][capabilities]
   REQUIRE(server->has_value());
   CHECK((*server)->url == "https://mcp.example/mcp");
   CHECK((*server)->oauth_client_id.empty());
+  // v4: nor a sandbox.
+  CHECK((*server)->sandbox == proc::SandboxMode::off);
 }
 
 TEST_CASE("a pre-registered OAuth client is kept, redacted, and owns its sign-in",
@@ -418,4 +420,68 @@ TEST_CASE("a pre-registered OAuth client is kept, redacted, and owns its sign-in
   entry.oauth_client_id.clear();
   CHECK(capabilities::validate(entry).error().message.find("needs its client id") !=
         std::string::npos);
+}
+
+TEST_CASE("a stdio server's sandbox is read, kept, shown and part of its configuration",
+          "[capabilities][capabilities][sandbox]") {
+  test::TempDir dir;
+  auto store = capabilities::CapabilitiesStore::open_file(dir.path() / "capabilities.sqlite3");
+  REQUIRE(store);
+  auto entry = capabilities::entry_from_json(
+      "files", json::parse(R"({"command": "node", "args": ["fs.js"], "cwd": "/work/p",
+                               "sandbox": {"mode": "workspace-write", "network": true,
+                                           "writableRoots": ["/data/cache"]}})"));
+  REQUIRE(entry);
+  CHECK(entry->sandbox == proc::SandboxMode::workspace_write);
+  CHECK(entry->sandbox_network);
+  REQUIRE(store->add_server(*entry, false));
+  auto stored = store->server("files");
+  REQUIRE(stored);
+  REQUIRE(stored->has_value());
+  CHECK((*stored)->sandbox == proc::SandboxMode::workspace_write);
+  CHECK((*stored)->sandbox_network);
+  CHECK((*stored)->sandbox_writable_roots == std::vector<std::string>{"/data/cache"});
+  CHECK(protocol::to_json(capabilities::server_view(**stored, false))["sandbox"] ==
+        json{{"mode", "workspace-write"}, {"network", true}, {"writableRoots", {"/data/cache"}}});
+  // The server's folder and the extra roots are what it may write.
+  const auto sandbox = capabilities::sandbox_for(**stored, "/work/p");
+  CHECK(sandbox.mode == proc::SandboxMode::workspace_write);
+  CHECK(sandbox.network);
+  CHECK(sandbox.writable_roots == std::vector<std::filesystem::path>{"/work/p", "/data/cache"});
+  // A changed sandbox is a new connection.
+  auto plain = **stored;
+  plain.sandbox = proc::SandboxMode::off;
+  plain.sandbox_network = false;
+  plain.sandbox_writable_roots.clear();
+  CHECK(capabilities::fingerprint(plain) != capabilities::fingerprint(**stored));
+  CHECK_FALSE(protocol::to_json(capabilities::server_view(plain, false)).contains("sandbox"));
+
+  auto short_form = capabilities::entry_from_json(
+      "ro", json::parse(R"({"command": "x", "sandbox": "read-only"})"));
+  REQUIRE(short_form);
+  CHECK(short_form->sandbox == proc::SandboxMode::read_only);
+  CHECK_FALSE(short_form->sandbox_network);  // the network is off unless asked for
+  CHECK(capabilities::sandbox_for(*short_form, "/work/p").writable_roots.empty());
+}
+
+TEST_CASE("a malformed sandbox is refused with what is wrong",
+          "[capabilities][capabilities][sandbox]") {
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"command": "x", "sandbox": "yolo"})", "unknown sandbox mode"},
+           {R"({"command": "x", "sandbox": 3})", "must be"},
+           {R"({"command": "x", "sandbox": {"network": true}})", "needs a mode"},
+           {R"({"command": "x", "sandbox": {"mode": "read-only", "net": true}})", "unknown field"},
+           {R"({"command": "x", "sandbox": {"mode": "read-only", "network": "yes"}})", "network"},
+           {R"({"command": "x", "sandbox": {"mode": "workspace-write", "writableRoots": ["rel"]}})",
+            "absolute"},
+           {R"({"command": "x", "sandbox": {"mode": "off", "network": true}})",
+            "need a sandbox mode"},
+           {R"({"url": "https://mcp.example/mcp", "sandbox": "read-only"})", "stdio servers"},
+       }) {
+    INFO(text);
+    auto entry = capabilities::entry_from_json("s", json::parse(text));
+    REQUIRE_FALSE(entry);
+    CHECK(entry.error().code == ErrorCode::invalid_argument);
+    CHECK(entry.error().message.find(expected) != std::string::npos);
+  }
 }

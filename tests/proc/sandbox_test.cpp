@@ -17,6 +17,7 @@
 
 #include "ava/proc/run.hpp"
 #include "ava/proc/sandbox.hpp"
+#include "support/outside_temp_dir.hpp"
 #include "support/run_awaitable.hpp"
 #include "support/temp_dir.hpp"
 
@@ -28,52 +29,7 @@ using ava::proc::SandboxMode;
 
 namespace {
 
-// Whether `path` is under a folder the sandbox always lets commands write.
-bool under_temp(const fs::path& path) {
-  std::vector<fs::path> temps = {"/tmp", "/var/tmp", "/dev/shm"};
-  if (const char* tmpdir = std::getenv("TMPDIR"); tmpdir != nullptr && *tmpdir == '/') {
-    temps.emplace_back(tmpdir);
-  }
-  std::error_code ec;
-  const fs::path real = fs::weakly_canonical(path, ec);
-  for (const auto& temp : temps) {
-    const fs::path root = fs::weakly_canonical(temp, ec);
-    const auto relative = real.lexically_relative(root);
-    if (!relative.empty() && *relative.begin() != "..") return true;
-  }
-  return false;
-}
-
-// A folder outside every temp folder the sandbox allows: under the build
-// tree, or (a checkout under /tmp) under ~/.cache; empty when neither is.
-class BuildDir {
- public:
-  BuildDir() {
-    std::vector<fs::path> bases = {fs::path(AVA_BINARY_DIR) / "Testing"};
-    if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
-      bases.push_back(fs::path(home) / ".cache" / "ava-sandbox-tests");
-    }
-    for (const auto& base : bases) {
-      if (under_temp(base)) continue;
-      std::error_code ec;
-      fs::create_directories(base, ec);
-      std::string pattern = (base / "sandbox-XXXXXX").string();
-      if (!ec && ::mkdtemp(pattern.data()) != nullptr) {
-        path_ = pattern;
-        return;
-      }
-    }
-  }
-  ~BuildDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-  bool usable() const { return !path_.empty(); }
-
- private:
-  fs::path path_;
-};
+using BuildDir = ava::test::OutsideTempDir;
 
 RunResult run_in(const Sandbox& sandbox, const std::string& script) {
   RunOptions options;

@@ -224,6 +224,28 @@ describe("MCP servers section", () => {
     expect(root.querySelector('[role="status"]')?.textContent).toContain("Added everything.");
   });
 
+  it("adds a stdio server in a sandbox and shows the sandbox it runs in", async () => {
+    const sandboxed = server({ name: "files", sandbox: { mode: "workspace-write", network: false, writableRoots: [] } });
+    const fetchMock = vi.fn(async (_url: string, init?: RequestInit) =>
+      init?.method === "POST" ? json(sandboxed, 201) : json({ servers: [sandboxed] }),
+    );
+    vi.stubGlobal("fetch", fetchMock);
+    const root = await render();
+    expect(root.querySelector('[data-mcp-server="files"] .badge')?.textContent).toBe("sandbox: workspace-write, no network");
+    const form = root.querySelector<HTMLFormElement>('form[aria-label="Add an MCP server"]')!;
+    const label = (text: string) => [...form.querySelectorAll("label")].find((l) => l.textContent?.startsWith(text))!;
+    await act(async () => {
+      type(label("Name").querySelector("input")!, "files");
+      type(label("Command").querySelector("input")!, "node");
+      type(label("Sandbox").querySelector("select")!, "workspace-write");
+    });
+    await act(async () => label("Let it use the network").querySelector("input")!.click());
+    await act(async () => form.requestSubmit());
+    await flush();
+    const post = fetchMock.mock.calls.find(([, init]) => init?.method === "POST")!;
+    expect(JSON.parse(post[1]!.body as string)).toMatchObject({ name: "files", sandbox: { mode: "workspace-write", network: true } });
+  });
+
   it("adds an HTTP server with a pre-registered OAuth client", async () => {
     const fetchMock = vi.fn(async (_url: string, init?: RequestInit) =>
       init?.method === "POST"

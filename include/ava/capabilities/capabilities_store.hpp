@@ -26,7 +26,7 @@ namespace ava::capabilities {
 // transaction spans calls); other threads and processes open their own.
 class CapabilitiesStore {
  public:
-  static constexpr int schema_version = 3;
+  static constexpr int schema_version = 4;
   static Result<CapabilitiesStore> open(const base::Home& home);
   static Result<CapabilitiesStore> open_file(const std::filesystem::path& file);
   static std::filesystem::path file_of(const base::Home& home);

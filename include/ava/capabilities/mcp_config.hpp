@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ava/base/error.hpp"
+#include "ava/proc/sandbox.hpp"
 #include "ava/protocol/capabilities.hpp"
 
 // A configured MCP server as the capabilities store keeps it, and the
@@ -25,6 +26,13 @@ struct McpServerEntry {
   std::vector<std::string> args;
   std::map<std::string, std::string> env;  // secret values: never printed or logged
   std::string cwd;                         // empty: the agent's working directory
+  // Asked for per server ("sandbox" in its entry): the server's process and
+  // everything it starts write only under its folder and writable_roots
+  // (workspace-write) or only the temp folders (read-only); the network is
+  // off unless `network`. Off: the user's full rights, as before.
+  proc::SandboxMode sandbox = proc::SandboxMode::off;
+  bool sandbox_network = false;
+  std::vector<std::string> sandbox_writable_roots;
   // http (Streamable HTTP)
   std::string url;
   std::map<std::string, std::string> headers;  // secret values, as env
@@ -46,6 +54,9 @@ Result<void> validate(const McpServerEntry& entry);
 bool enabled_for(const McpServerEntry& entry, const std::filesystem::path& project);
 // An HTTP entry with an Authorization header of its own does not use OAuth.
 bool has_own_authorization(const McpServerEntry& entry);
+// The sandbox to start a stdio server in, its folder being `cwd`; mode off
+// when none was asked for.
+proc::Sandbox sandbox_for(const McpServerEntry& entry, const std::filesystem::path& cwd);
 // Identifies the transport configuration: a change means a new connection.
 std::string fingerprint(const McpServerEntry& entry);
 

@@ -11,6 +11,7 @@
 
 #include "ava/base/limits.hpp"
 #include "ava/mcp/transport.hpp"
+#include "ava/proc/sandbox.hpp"
 
 namespace ava::mcp {
 
@@ -20,6 +21,9 @@ struct StdioServer {
   std::vector<std::string> args;
   std::map<std::string, std::string> env;  // added to the inherited environment
   std::filesystem::path cwd;               // empty: the parent's
+  // The server and all it starts run inside it (mode off: none); if it
+  // cannot be applied the server is not started.
+  proc::Sandbox sandbox;
   // The server's stderr is appended here (created 0600) up to
   // stderr_log_bytes per connection; the last stderr_tail_bytes are also kept
   // in memory and quoted when the server dies.

@@ -29,6 +29,23 @@ struct Shape<McpOAuthClient> {
                                             field("clientSecret", &McpOAuthClient::client_secret)};
 };
 
+// The sandbox a stdio server runs in (docs/permissions.md#mcp-servers).
+struct McpSandbox {
+  std::string mode;  // "read-only" or "workspace-write"
+  bool network = false;
+  std::vector<std::string> writable_roots;  // besides the server's folder
+};
+template <>
+struct Shape<McpSandbox> {
+  static constexpr std::string_view name = "McpSandbox";
+  static constexpr std::string_view doc =
+      "The sandbox a stdio server runs in: writes only under its folder (workspace-write) or "
+      "nowhere but the temp folders (read-only); no network unless network is true";
+  static constexpr auto fields = std::tuple{
+      field("mode", &McpSandbox::mode, R"("read-only" | "workspace-write")"),
+      field("network", &McpSandbox::network), field("writableRoots", &McpSandbox::writable_roots)};
+};
+
 struct McpServer {
   std::string name;
   std::string transport;  // "stdio" or "http"
@@ -42,6 +59,7 @@ struct McpServer {
   std::optional<std::vector<std::string>> args;
   std::optional<std::map<std::string, std::string>> env;
   std::optional<std::string> cwd;
+  std::optional<McpSandbox> sandbox;  // absent: not sandboxed
   // http
   std::optional<std::string> url;
   std::optional<std::map<std::string, std::string>> headers;
@@ -67,6 +85,7 @@ struct Shape<McpServer> {
                  field("args", &McpServer::args),
                  field("env", &McpServer::env),
                  field("cwd", &McpServer::cwd),
+                 field("sandbox", &McpServer::sandbox),
                  field("url", &McpServer::url),
                  field("headers", &McpServer::headers),
                  field("enabledHere", &McpServer::enabled_here),

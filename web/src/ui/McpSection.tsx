@@ -180,6 +180,12 @@ export function McpSection() {
                     <span className={s.signedIn ? "badge ok" : "badge"}>{s.signedIn ? "signed in" : "not signed in"}</span>
                   )}
                   {s.oauth && <span className="badge">OAuth client {s.oauth.clientId}</span>}
+                  {s.sandbox && (
+                    <span className="badge ok" title={s.sandbox.writableRoots.length ? `also writes ${s.sandbox.writableRoots.join(", ")}` : undefined}>
+                      sandbox: {s.sandbox.mode}
+                      {s.sandbox.network ? ", network" : ", no network"}
+                    </span>
+                  )}
                   {ownSwitch(s) && (
                     <>
                       <span className="badge">project setting</span>
@@ -231,13 +237,13 @@ export function McpSection() {
   );
 }
 
-const EMPTY_FIELDS = { name: "", command: "", args: "", env: "", url: "", headers: "", clientId: "", clientSecret: "" };
+const EMPTY_FIELDS = { name: "", command: "", args: "", env: "", url: "", headers: "", clientId: "", clientSecret: "", sandbox: "off", sandboxNetwork: "" };
 
 /** Adds a server: a command to start (stdio) or a URL (Streamable HTTP). */
 function McpServerForm({ onAdded }: { onAdded: () => void }) {
   const [type, setType] = useState<"stdio" | "http">("stdio");
   const [fields, setFields] = useState(EMPTY_FIELDS);
-  const { name, command, args, env, url, headers, clientId, clientSecret } = fields;
+  const { name, command, args, env, url, headers, clientId, clientSecret, sandbox, sandboxNetwork } = fields;
   const edit = (field: keyof typeof EMPTY_FIELDS) => (e: { target: { value: string } }) =>
     setFields((all) => ({ ...all, [field]: e.target.value }));
   const [busy, setBusy] = useState(false);
@@ -252,6 +258,7 @@ function McpServerForm({ onAdded }: { onAdded: () => void }) {
       const pairs = parsePairs(env, "=");
       if (typeof pairs === "string") return setResult({ ok: false, text: `Not KEY=VALUE: ${pairs}` });
       if (Object.keys(pairs).length) server.env = pairs;
+      if (sandbox !== "off") server.sandbox = { mode: sandbox, network: sandboxNetwork === "on" };
     } else {
       server.url = url.trim();
       const pairs = parsePairs(headers, ":");
@@ -301,6 +308,20 @@ function McpServerForm({ onAdded }: { onAdded: () => void }) {
             Environment, KEY=VALUE per line (kept by the server, shown redacted)
             <textarea value={env} onChange={edit("env")} rows={2} />
           </label>
+          <label>
+            Sandbox
+            <select value={sandbox} onChange={edit("sandbox")}>
+              <option value="off">off: the server runs with your rights</option>
+              <option value="workspace-write">workspace-write: writes only in its folder</option>
+              <option value="read-only">read-only: writes nowhere but the temp folders</option>
+            </select>
+          </label>
+          {sandbox !== "off" && (
+            <label className="inline">
+              <input type="checkbox" checked={sandboxNetwork === "on"} onChange={(e) => setFields((all) => ({ ...all, sandboxNetwork: e.target.checked ? "on" : "" }))} />
+              Let it use the network
+            </label>
+          )}
         </>
       ) : (
         <>
