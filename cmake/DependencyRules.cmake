@@ -14,7 +14,7 @@
 # library: src/app holds the two binaries' mains, and its entry here is for
 # the include check.
 set(AVA_PACKAGE_ORDER
-  base content proc transport llm session tool policy oauth mcp agent protocol
+  base content proc transport llm session tool policy prompts oauth mcp agent protocol
   store registry machine httpd capabilities server cli desktop)
 
 set(AVA_ALLOWED_base "")
@@ -25,21 +25,22 @@ set(AVA_ALLOWED_llm content transport base)
 set(AVA_ALLOWED_session content base)
 set(AVA_ALLOWED_tool content proc base)
 set(AVA_ALLOWED_policy base)
+set(AVA_ALLOWED_prompts base)
 set(AVA_ALLOWED_oauth transport base)
 set(AVA_ALLOWED_mcp oauth tool proc transport base)
-set(AVA_ALLOWED_agent session llm tool policy proc content base)
+set(AVA_ALLOWED_agent session llm tool policy prompts proc content base)
 set(AVA_ALLOWED_protocol base)
 set(AVA_ALLOWED_store base)
 set(AVA_ALLOWED_registry protocol base)
 set(AVA_ALLOWED_machine transport base)
 set(AVA_ALLOWED_httpd machine protocol transport base)
 set(AVA_ALLOWED_capabilities agent mcp oauth protocol proc store tool base)
-set(AVA_ALLOWED_server capabilities httpd registry machine agent policy protocol session llm proc transport base)
+set(AVA_ALLOWED_server capabilities httpd registry machine agent policy prompts protocol session llm proc transport base)
 set(AVA_ALLOWED_cli server capabilities machine mcp oauth agent policy session llm proc base)
 set(AVA_ALLOWED_app cli server base)
 set(AVA_ALLOWED_desktop machine protocol transport base)
 
-set(AVA_CORE_PACKAGES base content proc transport session llm tool policy oauth mcp agent)
+set(AVA_CORE_PACKAGES base content proc transport session llm tool policy prompts oauth mcp agent)
 set(AVA_APP_TARGETS ava_server ava_cli ava_desktop)
 
 # Collects every target name reachable through link dependencies.

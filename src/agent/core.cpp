@@ -129,8 +129,9 @@ void AgentCore::prepare(const std::filesystem::path& cwd) {
   if (options_.system_prompt) {
     system_prompt_ = *options_.system_prompt;
   } else {
-    system_prompt_ = build_system_prompt(
-        {.cwd = cwd, .project = find_project_context(cwd), .skills = std::move(skills)});
+    project_context_ = prompts::load_project_context({.cwd = cwd, .home = options_.home});
+    system_prompt_ =
+        build_system_prompt({.cwd = cwd, .project = project_context_, .skills = std::move(skills)});
   }
   if (!options_.append_system_prompt.empty()) {
     if (!system_prompt_.empty()) system_prompt_ += "\n\n";
@@ -222,6 +223,9 @@ Result<InputReceipt> AgentCore::acknowledge(session::InputKind kind, Input input
     if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
   }
   InputReceipt receipt{.input_id = input.input_id.empty() ? base::new_id() : input.input_id};
+  // A slash command is expanded here, once: the log keeps what was typed and
+  // what the model gets, so a replay or a restart needs no template file.
+  AVA_TRY(ExpandedCommand command, expand_command(input.text));
   {
     // The gate: a claim never runs between this append and the pending
     // queue seeing it (on_durable applies it before append returns). It
@@ -235,11 +239,15 @@ Result<InputReceipt> AgentCore::acknowledge(session::InputKind kind, Input input
         return receipt;
       }
     }
-    AVA_TRY(receipt.seq,
-            append({session::InputAcknowledged{.input_id = receipt.input_id,
-                                               .kind = kind,
-                                               .text = std::move(input.text),
-                                               .attachments = std::move(input.attachments)}}));
+    AVA_TRY(
+        receipt.seq,
+        append({session::InputAcknowledged{.input_id = receipt.input_id,
+                                           .kind = kind,
+                                           .text = std::move(input.text),
+                                           .attachments = std::move(input.attachments),
+                                           .command = std::move(command.name),
+                                           .expansion = std::move(command.expansion),
+                                           .allowed_tools = std::move(command.allowed_tools)}}));
   }
   {
     std::lock_guard lock(mutex_);

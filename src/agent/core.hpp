@@ -21,6 +21,8 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "ava/agent/agent.hpp"
+#include "ava/prompts/commands.hpp"
+#include "ava/prompts/project_context.hpp"
 #include "ava/session/context.hpp"
 #include "ava/session/log_writer.hpp"
 
@@ -47,6 +49,13 @@ enum class ToolsOutcome { completed, aborted, suspended };
 // What the hooks of one event said, taken together (hooks.cpp): the first
 // block or deny ends the run of further hooks; ask outranks allow; a
 // rewritten input is what later hooks and the tool see.
+// A slash command found in an input (all empty for plain text).
+struct ExpandedCommand {
+  std::string name;
+  std::string expansion;
+  std::vector<std::string> allowed_tools;
+};
+
 struct HookOutcome {
   std::string outcome = "ok";  // ok, block, allow, ask, deny
   std::string reason;
@@ -123,6 +132,13 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   void notify();
   void notify_waiters();
 
+  // commands.cpp: "/name args" through the prompts package's templates; an
+  // unknown name is an error the sender sees. Any thread; reads files.
+  Result<ExpandedCommand> expand_command(std::string_view text) const;
+  // Whether a tool is offered in this turn: every tool, unless the turn
+  // took a slash command with allowed-tools. mutex_ held.
+  bool offered_in_turn(const session::Context& context, std::string_view tool) const;
+
   // inbox.cpp: claims under the gate.
   std::vector<std::string> claimable(bool first_step) const;
   Result<void> claim_and_start_step(const TurnPlan& plan, int step);
@@ -191,8 +207,9 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   std::size_t own_tools_ = 0;  // tools_ before the source's
   std::uint64_t source_generation_ = 0;
   std::string system_prompt_;
-  std::vector<llm::ToolSpec> tool_specs_;  // the registry's, as sent; changed under mutex_
-  std::int64_t fixed_tokens_ = 0;          // system prompt and tool schemas
+  prompts::ProjectContext project_context_;  // the files read into system_prompt_
+  std::vector<llm::ToolSpec> tool_specs_;    // the registry's, as sent; changed under mutex_
+  std::int64_t fixed_tokens_ = 0;            // system prompt and tool schemas
   tool::ToolContext tool_context_;
   boost::asio::steady_timer wake_timer_;
   boost::asio::steady_timer approval_timer_;  // a call waiting for its decision

@@ -2,6 +2,7 @@
 // model's order; every call gets exactly one result, also when aborted.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -116,6 +117,20 @@ asio::awaitable<std::optional<session::ToolResult>> AgentCore::run_tool(
   };
 
   tool::Tool* tool = tools_.find(call.name);
+  bool offered = true;
+  std::vector<std::string> allowed;
+  {
+    std::lock_guard lock(mutex_);
+    offered = offered_in_turn(context_.context(), call.name);
+    allowed = context_.context().turn_allowed_tools;
+  }
+  if (tool && !offered) {
+    co_return finish(
+        error_result(turn_id, step, call, session::ToolStatus::error,
+                     fmt::format("{} is not available in this turn: the slash command allows "
+                                 "only {}.",
+                                 call.name, fmt::join(allowed, ", "))));
+  }
   if (!tool) {
     std::string names;
     for (const auto& known : tools_.tools()) {

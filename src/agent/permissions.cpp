@@ -72,6 +72,11 @@ policy::RuleSet AgentCore::effective_rules() const {
   for (const auto& text : context.granted_rules) {
     if (auto rule = policy::parse_rule(text)) rules.allow.push_back(std::move(*rule));
   }
+  // A slash command's allowed-tools run unasked in its turn (Claude Code's
+  // meaning); deny rules and plan mode still win.
+  for (const auto& text : context.turn_allowed_tools) {
+    if (auto rule = policy::parse_rule(text)) rules.allow.push_back(std::move(*rule));
+  }
   // `auto` runs commands only inside the sandbox it was promised.
   if (rules.mode == policy::Mode::auto_ && sandbox_unavailable()) {
     rules.mode = policy::Mode::accept_edits;

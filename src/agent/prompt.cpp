@@ -27,45 +27,18 @@ Work like a careful senior engineer:
 - Do not run destructive commands (rm -rf, git reset --hard, force pushes) unless the user asked for them.
 - When done, answer briefly: what changed, how it was verified, what is left.)";
 
-std::optional<std::string> read_bounded(const fs::path& file, std::size_t limit) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text(limit + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > limit) {
-    text.resize(limit);
-    text += fmt::format("\n[truncated: {} holds more than {} bytes]", file.string(), limit);
-  }
-  return text;
-}
-
 }  // namespace
-
-std::optional<ProjectContext> find_project_context(const fs::path& cwd, std::size_t limit) {
-  std::error_code ec;
-  fs::path dir = fs::weakly_canonical(cwd, ec);
-  if (ec) dir = cwd;
-  for (;;) {
-    for (const char* name : {"AGENTS.md", "CLAUDE.md"}) {
-      const fs::path candidate = dir / name;
-      if (!fs::is_regular_file(candidate, ec)) continue;
-      if (auto text = read_bounded(candidate, limit)) {
-        return ProjectContext{.file = candidate, .text = std::move(*text)};
-      }
-    }
-    if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
-    dir = dir.parent_path();
-  }
-}
 
 std::string build_system_prompt(const PromptInputs& inputs) {
   std::string prompt(base_prompt);
   prompt += fmt::format("\n\nWorking directory: {}\nPlatform: Linux\n", inputs.cwd.string());
-  if (inputs.project) {
+  if (!inputs.project.text.empty()) {
+    // Later files are more specific (a subfolder's, the user's, the local
+    // one) and take precedence where they disagree.
     prompt += fmt::format(
-        "\nProject instructions from {}:\n<project_instructions>\n{}\n</project_instructions>\n",
-        inputs.project->file.string(), inputs.project->text);
+        "\nProject instructions (later files take precedence):\n<project_instructions>\n{}"
+        "</project_instructions>\n",
+        inputs.project.text);
   }
   if (!inputs.skills.empty()) {
     prompt += "\nSkills (load one with the skill tool when a task matches it):\n";

@@ -74,11 +74,16 @@ std::vector<llm::ToolSpec> to_llm_specs(const tool::ToolRegistry& tools) {
 
 // Caller holds mutex_ (max_output_tokens_ is shared with set_model).
 llm::Request AgentCore::build_request(const session::Context& context) const {
-  return llm::Request{.model = context.model,
-                      .system = system_prompt_,
-                      .messages = context.messages,
-                      .tools = tool_specs_,
-                      .max_output_tokens = max_output_tokens_};
+  llm::Request request{.model = context.model,
+                       .system = system_prompt_,
+                       .messages = context.messages,
+                       .tools = tool_specs_,
+                       .max_output_tokens = max_output_tokens_};
+  if (!context.turn_allowed_tools.empty()) {
+    std::erase_if(request.tools,
+                  [&](const llm::ToolSpec& spec) { return !offered_in_turn(context, spec.name); });
+  }
+  return request;
 }
 
 llm::Request AgentCore::next_request() const {
@@ -117,6 +122,7 @@ ContextReport AgentCore::context_report() const {
         spec.name.size() + spec.description.size() + spec.parameters.dump().size();
   }
   for (const auto& input : context.pending) report.pending_inputs.push_back(input.input_id);
+  report.context_files = project_context_.files;
   return report;
 }
 

@@ -7,55 +7,16 @@
 #include <fmt/format.h>
 
 #include "ava/agent/prompt.hpp"
+#include "ava/prompts/front_matter.hpp"
 
 namespace ava::agent {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using prompts::parse_front_matter;
 
 constexpr std::size_t max_skill_file = std::size_t{256} * 1024;
-
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
-
-// "key: value" lines between the leading "---" fences; quotes around a value
-// are removed. Enough YAML for name/description, which is all we read.
-struct FrontMatter {
-  std::map<std::string, std::string, std::less<>> fields;
-  std::size_t body_offset = 0;
-};
-
-FrontMatter parse_front_matter(std::string_view text) {
-  FrontMatter result;
-  if (!text.starts_with("---")) return result;
-  std::size_t pos = text.find('\n');
-  if (pos == std::string_view::npos || trim(text.substr(3, pos - 3)) != "") return result;
-  ++pos;
-  while (pos < text.size()) {
-    auto end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = trim(text.substr(pos, end - pos));
-    pos = std::min(end + 1, text.size());
-    if (line == "---") {
-      result.body_offset = pos;
-      return result;
-    }
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string_view value = trim(line.substr(colon + 1));
-    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
-        value.back() == value.front()) {
-      value = value.substr(1, value.size() - 2);
-    }
-    result.fields.emplace(std::string(trim(line.substr(0, colon))), std::string(value));
-  }
-  return FrontMatter{};  // no closing fence: not front matter
-}
 
 Result<std::string> read_skill_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -152,7 +113,7 @@ std::vector<fs::path> default_skill_roots(const fs::path& home, const fs::path& 
 Result<std::string> load_skill_body(const Skill& skill) {
   AVA_TRY(auto text, read_skill_file(skill.file));
   const auto front = parse_front_matter(text);
-  return std::string(trim(std::string_view(text).substr(front.body_offset)));
+  return std::string(front.body(text));
 }
 
 std::unique_ptr<tool::Tool> make_skill_tool(std::vector<Skill> skills) {

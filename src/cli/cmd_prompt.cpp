@@ -250,6 +250,7 @@ Result<int> run_prompt(const PromptFlags& flags) {
   options.system_prompt = flags.system_prompt;
   options.append_system_prompt = flags.append_system_prompt;
   options.skill_roots = agent::default_skill_roots(home.root(), cwd);
+  options.home = home.root();
   options.disabled_skills = std::move(disabled_skills);
   if (flags.max_steps > 0) options.max_steps = flags.max_steps;
   options.permissions = std::move(permissions->options);

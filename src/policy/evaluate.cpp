@@ -89,6 +89,12 @@ bool tool_matches(const Rule& rule, const ToolCall& call) {
   return glob_match(rule.tool, call.tool, false);
 }
 
+}  // namespace
+
+bool rule_names_tool(const Rule& rule, const ToolCall& call) { return tool_matches(rule, call); }
+
+namespace {
+
 // Rules of one list that match a call other than bash (or a whole bash
 // line, for a rule without specifier).
 const Rule* first_match(const std::vector<Rule>& rules, const ToolCall& call,

@@ -6,6 +6,7 @@
 #include "ava/base/clock.hpp"
 #include "ava/base/utf8.hpp"
 #include "ava/policy/settings.hpp"
+#include "ava/prompts/commands.hpp"
 #include "ava/server/permissions.hpp"
 #include "server/api.hpp"
 
@@ -166,15 +167,39 @@ Result<httpd::HttpResponse> context_report(const ApiContext& context,
   AVA_TRY(auto live, context.host->open(request.params[0]));
   const auto report = live->agent->context_report();
   const auto count = [](auto value) { return static_cast<std::int64_t>(value); };
-  return shaped_response(
-      200, protocol::ContextReport{.messages = count(report.messages),
-                                   .estimated_tokens = count(report.estimated_tokens),
-                                   .context_window = count(report.context_window),
-                                   .system_prompt_chars = count(report.system_prompt_chars),
-                                   .tool_schema_chars = count(report.tool_schema_chars),
-                                   .compactions = count(report.compactions),
-                                   .pending_inputs = report.pending_inputs,
-                                   .unpaired_calls = report.unpaired_calls});
+  protocol::ContextReport shown{.messages = count(report.messages),
+                                .estimated_tokens = count(report.estimated_tokens),
+                                .context_window = count(report.context_window),
+                                .system_prompt_chars = count(report.system_prompt_chars),
+                                .tool_schema_chars = count(report.tool_schema_chars),
+                                .compactions = count(report.compactions),
+                                .pending_inputs = report.pending_inputs,
+                                .unpaired_calls = report.unpaired_calls,
+                                .context_files = {}};
+  for (const auto& file : report.context_files) {
+    shown.context_files.push_back({.path = file.path.string(),
+                                   .scope = file.scope,
+                                   .bytes = count(file.bytes),
+                                   .included = count(file.included)});
+  }
+  return shaped_response(200, shown);
+}
+
+Result<std::filesystem::path> project_of(const ApiContext& context, const std::string& id);
+
+// The slash commands of the conversation's project and user, for the
+// composer's completion (read afresh: a new template works at once).
+Result<httpd::HttpResponse> list_commands(const ApiContext& context,
+                                          const httpd::HttpRequest& request) {
+  AVA_TRY(auto project, project_of(context, request.params[0]));
+  protocol::SlashCommandList list;
+  for (auto& command : prompts::discover_commands({.cwd = project, .home = context.home->root()})) {
+    list.commands.push_back({.name = std::move(command.name),
+                             .description = std::move(command.description),
+                             .argument_hint = std::move(command.argument_hint),
+                             .scope = std::move(command.scope)});
+  }
+  return shaped_response(200, list);
 }
 
 // The project folder of a registered conversation.
@@ -291,6 +316,7 @@ void add_conversation_routes(httpd::Router& router, const std::shared_ptr<ApiCon
   router.add("PUT", "/api/conversations/{id}/model", answer(with(context, set_model)));
   router.add("GET", "/api/conversations/{id}/status", answer(with(context, status)));
   router.add("GET", "/api/conversations/{id}/context", answer(with(context, context_report)));
+  router.add("GET", "/api/conversations/{id}/commands", answer(with(context, list_commands)));
   router.add("POST", "/api/conversations/{id}/approvals/{approval}",
              answer(with(context, decide_approval)));
   router.add("GET", "/api/conversations/{id}/permissions", answer(with(context, show_permissions)));

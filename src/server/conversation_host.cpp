@@ -116,6 +116,7 @@ Result<protocol::Conversation> ConversationHost::create(
   agent_options.model = {.provider = request.model.provider, .model = request.model.model};
   agent_options.cwd = project->path;
   agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
+  agent_options.home = options_.home.root();
   agent_options.disabled_skills = capabilities::disabled_skills_for(options_.home, project->path);
   agent_options.tool_source = tool_source_for(project->path);
   agent_options.limits = options_.limits;
@@ -163,6 +164,7 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::open(const std::stri
   if (auto conversation = options_.registry->conversation(id)) {
     if (auto project = options_.registry->project(conversation->project_id)) {
       agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
+      agent_options.home = options_.home.root();
       agent_options.disabled_skills =
           capabilities::disabled_skills_for(options_.home, project->path);
       agent_options.tool_source = tool_source_for(project->path);

@@ -72,6 +72,9 @@ json encode_body(const EventBody& body) {
           },
           [](const InputAcknowledged& e) -> json {
             json o = {{"input_id", e.input_id}, {"kind", to_string(e.kind)}, {"text", e.text}};
+            if (!e.command.empty()) o["command"] = e.command;
+            if (!e.expansion.empty()) o["expansion"] = e.expansion;
+            if (!e.allowed_tools.empty()) o["allowed_tools"] = e.allowed_tools;
             if (!e.attachments.empty()) {
               o["attachments"] = json::array();
               for (const auto& image : e.attachments)
@@ -217,6 +220,9 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
     for (const auto& image : r.optional_array("attachments")) {
       e.attachments.push_back(decode_image<Reader>(image, r));
     }
+    e.command = r.optional_string("command");
+    e.expansion = r.optional_string("expansion");
+    e.allowed_tools = read_strings(r.optional_array("allowed_tools"), "allowed_tools", r);
     body = std::move(e);
   } else if (type == "input_claimed") {
     InputClaimed e{.turn_id = r.string("turn_id"), .step = read_step(r)};

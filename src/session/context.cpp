@@ -33,6 +33,7 @@ void ContextBuilder::claim(const Event& event, const InputClaimed& claimed) {
     // The pending entry is dropped right after: its text and images move.
     if (!it->text.empty()) message.content.emplace_back(content::TextBlock{std::move(it->text)});
     for (auto& image : it->attachments) message.content.emplace_back(std::move(image));
+    for (auto& rule : it->allowed_tools) context_.turn_allowed_tools.push_back(std::move(rule));
     context_.pending.erase(it);
   }
   if (!message.content.empty()) add_message(event.seq, std::move(message));
@@ -71,8 +72,9 @@ void ContextBuilder::apply(const Event& event) {
                    context_.pending.push_back({.seq = event.seq,
                                                .input_id = e.input_id,
                                                .kind = e.kind,
-                                               .text = e.text,
-                                               .attachments = e.attachments});
+                                               .text = e.expansion.empty() ? e.text : e.expansion,
+                                               .attachments = e.attachments,
+                                               .allowed_tools = e.allowed_tools});
                  },
                  [&](const InputClaimed& e) { claim(event, e); },
                  [&](const InputBlocked& e) {
@@ -85,6 +87,7 @@ void ContextBuilder::apply(const Event& event) {
                  },
                  [&](const TurnEnded&) {
                    context_.open_turn.clear();
+                   context_.turn_allowed_tools.clear();
                    context_.open_step.reset();
                    context_.pending_approvals.clear();
                  },

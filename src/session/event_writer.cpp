@@ -153,10 +153,14 @@ void write_body(const Event& event, std::string& out) {
                    o.string("version", e.version);
                  },
                  [&](const InputAcknowledged& e) {
+                   if (!e.allowed_tools.empty())
+                     write_strings(o.key("allowed_tools"), e.allowed_tools);
                    if (!e.attachments.empty())
                      write_array(
                          o.key("attachments"), e.attachments,
                          [&](const content::ImageBlock& image) { write_image(out, image); });
+                   o.optional_string("command", e.command);
+                   o.optional_string("expansion", e.expansion);
                    o.string("input_id", e.input_id);
                    o.string("kind", to_string(e.kind));
                    o.seq(event);

@@ -18,34 +18,6 @@ void write(const fs::path& path, std::string_view text) {
 
 }  // namespace
 
-TEST_CASE("project context is the nearest AGENTS.md, else CLAUDE.md, walking up",
-          "[agent][prompt]") {
-  test::TempDir dir;
-  const auto deep = dir.path() / "repo" / "src" / "module";
-  fs::create_directories(deep);
-  CHECK_FALSE(agent::find_project_context(deep));
-
-  write(dir.path() / "repo" / "CLAUDE.md", "claude rules");
-  auto found = agent::find_project_context(deep);
-  REQUIRE(found);
-  CHECK(found->file.filename() == "CLAUDE.md");
-
-  write(dir.path() / "repo" / "AGENTS.md", "agent rules");
-  found = agent::find_project_context(deep);
-  REQUIRE(found);
-  CHECK(found->text == "agent rules");
-
-  write(dir.path() / "repo" / "src" / "CLAUDE.md", "nearer");
-  found = agent::find_project_context(deep);
-  REQUIRE(found);
-  CHECK(found->text == "nearer");
-
-  write(dir.path() / "big" / "AGENTS.md", std::string(100, 'x'));
-  found = agent::find_project_context(dir.path() / "big", 10);
-  REQUIRE(found);
-  CHECK(found->text.starts_with("xxxxxxxxxx\n[truncated:"));
-}
-
 TEST_CASE("skills come from SKILL.md front matter; the project overrides the user",
           "[agent][prompt]") {
   test::TempDir dir;
@@ -88,7 +60,7 @@ TEST_CASE("skills come from SKILL.md front matter; the project overrides the use
 TEST_CASE("the system prompt indexes skills and carries project instructions", "[agent][prompt]") {
   const std::string prompt = agent::build_system_prompt(
       {.cwd = "/work/p",
-       .project = agent::ProjectContext{.file = "/work/p/AGENTS.md", .text = "Use tabs."},
+       .project = prompts::ProjectContext{.text = "Use tabs."},
        .skills = {{.name = "deploy", .description = "Ship it", .file = "/s/deploy/SKILL.md"}}});
   CHECK(prompt.find("Working directory: /work/p") != std::string::npos);
   CHECK(prompt.find("Use tabs.") != std::string::npos);

@@ -61,4 +61,17 @@ jq -se '[.[] | select(.type == "tool_result")] | length == 1 and .[0].status == 
 log=$(tail -n1 "$work/slow.jsonl" | jq -r .log)
 "$ava" session inspect --json "$log" | jq -e '.unpairedCalls == [] and .turns[0].outcome == "aborted"' \
   > /dev/null || fail "inspect after abort"
+
+# 5. A slash command from the project's .ava/commands, expanded in the agent;
+#    an unknown one is refused with the known names.
+mkdir -p .ava/commands
+printf -- '---\ndescription: greet someone\n---\nSay hi to $ARGUMENTS' > .ava/commands/hello.md
+"$ava" -p "/hello the team" --provider mock --output-format json > "$work/slash.json"
+[ "$(jq -r .result "$work/slash.json")" = 'mock: you said "Say hi to the team"' ] \
+  || fail "slash command: $(cat "$work/slash.json")"
+set +e
+message=$("$ava" -p "/helo" --provider mock 2>&1 >/dev/null); code=$?
+set -e
+[ "$code" != 0 ] || fail "an unknown command ran"
+[[ "$message" == *"unknown command /helo"*"/hello"* ]] || fail "unknown command message: $message"
 echo ok

@@ -21,6 +21,7 @@
 #include "ava/policy/hooks.hpp"
 #include "ava/policy/policy.hpp"
 #include "ava/proc/sandbox.hpp"
+#include "ava/prompts/project_context.hpp"
 #include "ava/session/event.hpp"
 #include "ava/tool/registry.hpp"
 #include "ava/tool/source.hpp"
@@ -83,6 +84,9 @@ struct AgentOptions {
   std::optional<std::string> system_prompt;        // replaces the built prompt entirely
   std::string append_system_prompt;                // added after the built (or replaced) prompt
   std::vector<std::filesystem::path> skill_roots;  // folders of <name>/SKILL.md; see prompt.hpp
+  // AVA_HOME: the user's AGENTS.md and slash commands (prompts package);
+  // empty: only the project's.
+  std::filesystem::path home;
   // Skills the application switched off: left out of the prompt's index and
   // the skill tool, as if they were not on disk.
   std::set<std::string> disabled_skills;
@@ -148,6 +152,7 @@ struct ContextReport {
   std::size_t compactions = 0;
   std::vector<std::string> pending_inputs;
   std::vector<std::string> unpaired_calls;
+  std::vector<prompts::ContextFile> context_files;  // the AGENTS.md files read, in order
 };
 
 // Live, non-durable progress for display: stream deltas, tool activity and

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ava/base/error.hpp"
+#include "ava/prompts/project_context.hpp"
 #include "ava/tool/tool.hpp"
 
 namespace ava::agent {
@@ -40,18 +41,9 @@ Result<std::string> load_skill_body(const Skill& skill);
 // `skill {name}`: returns the instructions of one discovered skill.
 std::unique_ptr<tool::Tool> make_skill_tool(std::vector<Skill> skills);
 
-// The nearest AGENTS.md walking up from `cwd` (CLAUDE.md in a folder that has
-// no AGENTS.md), cut at `limit` bytes with a marker.
-struct ProjectContext {
-  std::filesystem::path file;
-  std::string text;
-};
-std::optional<ProjectContext> find_project_context(const std::filesystem::path& cwd,
-                                                   std::size_t limit = std::size_t{32} * 1024);
-
 struct PromptInputs {
   std::filesystem::path cwd;
-  std::optional<ProjectContext> project;
+  prompts::ProjectContext project;  // the layered AGENTS.md files (prompts package)
   std::vector<Skill> skills;
 };
 

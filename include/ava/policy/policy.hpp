@@ -44,6 +44,10 @@ struct Rule {
   std::string specifier;  // inside the parentheses; empty: every call of the tool
 };
 Result<Rule> parse_rule(std::string_view text);
+// Whether a rule is about this call's tool at all (its specifier aside):
+// `edit` names every built-in tool that changes files, `read` every one
+// that reads, `mcp__github__*` the tools of that server.
+bool rule_names_tool(const Rule& rule, const ToolCall& call);
 
 enum class Verdict { allow, ask, deny };
 std::string_view to_string(Verdict verdict);

@@ -215,6 +215,21 @@ struct Shape<Removed> {
   static constexpr auto fields = std::tuple{field("removed", &Removed::removed)};
 };
 
+struct ContextFileInfo {
+  std::string path;
+  std::string scope;  // project, user, local
+  std::int64_t bytes = 0;
+  std::int64_t included = 0;  // less than bytes: cut to the budget
+};
+template <>
+struct Shape<ContextFileInfo> {
+  static constexpr std::string_view name = "ContextFileInfo";
+  static constexpr std::string_view doc = "An AGENTS.md-like file read into the system prompt";
+  static constexpr auto fields = std::tuple{
+      field("path", &ContextFileInfo::path), field("scope", &ContextFileInfo::scope),
+      field("bytes", &ContextFileInfo::bytes), field("included", &ContextFileInfo::included)};
+};
+
 struct ContextReport {
   std::int64_t messages = 0;
   std::int64_t estimated_tokens = 0;
@@ -224,6 +239,7 @@ struct ContextReport {
   std::int64_t compactions = 0;
   std::vector<std::string> pending_inputs;  // their input ids
   std::vector<std::string> unpaired_calls;  // tool call ids without a result
+  std::vector<ContextFileInfo> context_files;
 };
 template <>
 struct Shape<ContextReport> {
@@ -238,7 +254,34 @@ struct Shape<ContextReport> {
                  field("toolSchemaChars", &ContextReport::tool_schema_chars),
                  field("compactions", &ContextReport::compactions),
                  field("pendingInputs", &ContextReport::pending_inputs),
-                 field("unpairedCalls", &ContextReport::unpaired_calls)};
+                 field("unpairedCalls", &ContextReport::unpaired_calls),
+                 field("contextFiles", &ContextReport::context_files)};
+};
+
+struct SlashCommandInfo {
+  std::string name;
+  std::string description;
+  std::string argument_hint;
+  std::string scope;  // user, project
+};
+template <>
+struct Shape<SlashCommandInfo> {
+  static constexpr std::string_view name = "SlashCommandInfo";
+  static constexpr std::string_view doc = "A slash command the composer can complete";
+  static constexpr auto fields = std::tuple{field("name", &SlashCommandInfo::name),
+                                            field("description", &SlashCommandInfo::description),
+                                            field("argumentHint", &SlashCommandInfo::argument_hint),
+                                            field("scope", &SlashCommandInfo::scope)};
+};
+
+struct SlashCommandList {
+  std::vector<SlashCommandInfo> commands;
+};
+template <>
+struct Shape<SlashCommandList> {
+  static constexpr std::string_view name = "SlashCommandList";
+  static constexpr std::string_view doc = "GET /api/conversations/{id}/commands";
+  static constexpr auto fields = std::tuple{field("commands", &SlashCommandList::commands)};
 };
 
 struct Health {

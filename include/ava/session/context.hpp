@@ -16,6 +16,7 @@ struct PendingInput {
   InputKind kind = InputKind::followup;
   std::string text;
   std::vector<content::ImageBlock> attachments;
+  std::vector<std::string> allowed_tools;  // a slash command's
 };
 
 // A tool call waiting for a person: requested, neither decided nor answered.
@@ -43,7 +44,10 @@ struct Context {
   // project) when deciding an approval, in decision order.
   std::vector<std::string> granted_rules;
   std::string permission_mode;  // the last one a person chose; empty: the settings'
-  content::Usage usage;         // totals over the whole log
+  // The open turn took a slash command with allowed-tools: only the tools
+  // these rules name are offered, and calls they match run unasked.
+  std::vector<std::string> turn_allowed_tools;
+  content::Usage usage;  // totals over the whole log
   Seq last_seq = 0;
 };
 

@@ -32,8 +32,14 @@ enum class InputKind { followup, steer };
 struct InputAcknowledged {
   std::string input_id;
   InputKind kind = InputKind::followup;
-  std::string text;
+  std::string text;  // as the user typed it
   std::vector<content::ImageBlock> attachments;
+  // A slash command: its name, and what the model gets instead of `text`
+  // (the template with the arguments put in); the turn that takes it may use
+  // only the tools its allowed-tools rules name, and those run unasked.
+  std::string command;
+  std::string expansion;
+  std::vector<std::string> allowed_tools;
 };
 
 // Input taken into the model context by a step. The gate claims one followup

@@ -1,0 +1,54 @@
+// Slash commands in the agent: expanded when the input is acknowledged (so
+// every client gets them: the API, the UIs, `ava -p "/name args"`), and the
+// allowed-tools of the turn that takes one.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core.hpp"
+
+namespace ava::agent {
+
+Result<ExpandedCommand> AgentCore::expand_command(std::string_view text) const {
+  const auto slash = prompts::parse_slash(text);
+  if (!slash) return ExpandedCommand{};
+  const auto commands =
+      prompts::discover_commands({.cwd = tool_context_.cwd, .home = options_.home});
+  for (const auto& command : commands) {
+    if (command.name != slash->name) continue;
+    AVA_TRY(std::string expansion, prompts::expand(command, slash->arguments));
+    for (const auto& rule : command.allowed_tools) {
+      if (auto parsed = policy::parse_rule(rule); !parsed) {
+        return fail(ErrorCode::invalid_argument,
+                    fmt::format("/{} ({}): allowed-tools: {}", command.name, command.file.string(),
+                                parsed.error().message));
+      }
+    }
+    return ExpandedCommand{.name = command.name,
+                           .expansion = std::move(expansion),
+                           .allowed_tools = command.allowed_tools};
+  }
+  std::vector<std::string> names;
+  for (const auto& command : commands) names.push_back("/" + command.name);
+  return fail(ErrorCode::invalid_argument,
+              fmt::format("unknown command /{} ({}); to send text that starts with \"/\", put a "
+                          "space before it",
+                          slash->name,
+                          names.empty() ? std::string("no commands are defined: see "
+                                                      "docs/workflows.md")
+                                        : "commands: " + fmt::format("{}", fmt::join(names, " "))));
+}
+
+bool AgentCore::offered_in_turn(const session::Context& context, std::string_view tool) const {
+  if (context.turn_allowed_tools.empty()) return true;
+  policy::ToolCall call{.tool = std::string(tool)};
+  if (tool == "edit" || tool == "write") call.category = policy::Category::edit;
+  if (tool == "bash") call.category = policy::Category::execute;
+  if (tool.starts_with("mcp__")) call.category = policy::Category::mcp;
+  for (const auto& text : context.turn_allowed_tools) {
+    auto rule = policy::parse_rule(text);
+    if (rule && policy::rule_names_tool(*rule, call)) return true;
+  }
+  return false;
+}
+
+}  // namespace ava::agent
