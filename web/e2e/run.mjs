@@ -148,6 +148,9 @@ async function main() {
   const project = path.join(temp, "project");
   mkdirSync(home);
   mkdirSync(project);
+  // A project slash command, for the composer's completion below.
+  mkdirSync(path.join(project, ".ava", "commands"), { recursive: true });
+  writeFileSync(path.join(project, ".ava", "commands", "greet.md"), "---\ndescription: Say hello through bash\n---\nbash: echo hi $ARGUMENTS");
   writeFileSync(path.join(home, "settings.json"), JSON.stringify({ permissions: { defaultMode: "auto" } }));
   const children = [];
   let browser = null;
@@ -262,6 +265,21 @@ async function main() {
     await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
     await screenshot("bash-and-answer");
     log("ok: bash card and final answer");
+
+    // --- a slash command: completed from "/gr", expanded by the agent
+    await composer.fill("/gr");
+    const option = page.getByRole("option", { name: /\/greet/ });
+    await option.waitFor();
+    check((await option.innerText()).includes("Say hello through bash"), "the completion does not show the description");
+    await screenshot("slash-completion");
+    await composer.press("Enter");
+    check((await composer.inputValue()) === "/greet ", `completion left ${JSON.stringify(await composer.inputValue())}`);
+    await composer.pressSequentially("there");
+    await composer.press("Enter");
+    await list.locator('[data-tool="bash"][data-status="ok"]', { hasText: "echo hi there" }).waitFor();
+    await list.locator(".msg.user", { hasText: "/greet there" }).waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    log("ok: slash command completed and expanded");
 
     // --- an image attached through the file picker goes with the message and shows in it
     const pngFile = path.join(temp, "dot.png");

@@ -24,6 +24,7 @@ import type {
   ProviderUpdate,
   SkillList,
   SkillUpdate,
+  SlashCommandList,
 } from "./protocol.gen";
 import type {
   ConversationList,
@@ -142,6 +143,9 @@ export const api = {
   decideApproval: (id: string, approvalId: string, body: ApprovalDecisionRequest) =>
     request<DriverStatus>("POST", `/api/conversations/${enc(id)}/approvals/${enc(approvalId)}`, body),
   permissions: (id: string) => request<PermissionsView>("GET", `/api/conversations/${enc(id)}/permissions`),
+  /** The slash commands of the conversation's project and user, for completion. */
+  commands: (id: string) =>
+    request<SlashCommandList>("GET", `/api/conversations/${enc(id)}/commands`).then((r) => r.commands),
   setPermissionMode: (id: string, mode: string) =>
     request<DriverStatus>("PUT", `/api/conversations/${enc(id)}/permissions`, { mode } satisfies PermissionModeRequest),
   control: (id: string, action: "pause" | "resume" | "abort") =>

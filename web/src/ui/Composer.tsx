@@ -1,4 +1,5 @@
 import { useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
+import type { SlashCommandInfo } from "../api/protocol.gen";
 
 /** An image to send with the message: base64 without the data: prefix. */
 export interface Attachment {
@@ -38,12 +39,22 @@ function readImage(file: File): Promise<Attachment> {
  * Shift+Enter is a new line. Images come in by pasting, dropping or the
  * attach button.
  */
+/** The commands whose name starts with what is typed after "/", while only the name is typed. */
+export function matchingCommands(text: string, commands: SlashCommandInfo[]): SlashCommandInfo[] {
+  const typed = /^\/([A-Za-z0-9_:-]*)$/.exec(text);
+  if (!typed) return [];
+  const prefix = typed[1].toLowerCase();
+  return commands.filter((c) => c.name.toLowerCase().startsWith(prefix)).slice(0, 50);
+}
+
 export function Composer({
   running,
   onSend,
+  commands = [],
 }: {
   running: boolean;
   onSend: (text: string, kind: "followup" | "steer", attachments: Attachment[]) => Promise<boolean>;
+  commands?: SlashCommandInfo[];
 }) {
   const [text, setText] = useState("");
   const [steer, setSteer] = useState(true);
@@ -51,6 +62,14 @@ export function Composer({
   const [attachments, setAttachments] = useState<Attachment[]>([]);
   const [problem, setProblem] = useState("");
   const fileInput = useRef<HTMLInputElement>(null);
+  const [selected, setSelected] = useState(0);
+  const [dismissed, setDismissed] = useState("");
+  const suggestions = dismissed === text ? [] : matchingCommands(text, commands);
+  const active = suggestions.length > 0 ? Math.min(selected, suggestions.length - 1) : -1;
+  const complete = (command: SlashCommandInfo) => {
+    setText(`/${command.name} `);
+    setSelected(0);
+  };
   const kind: "followup" | "steer" = running && steer ? "steer" : "followup";
   const empty = !text.trim() && attachments.length === 0;
 
@@ -87,6 +106,24 @@ export function Composer({
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (suggestions.length > 0) {
+      if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+        e.preventDefault();
+        const step = e.key === "ArrowDown" ? 1 : suggestions.length - 1;
+        setSelected((active + step) % suggestions.length);
+        return;
+      }
+      if ((e.key === "Tab" || e.key === "Enter") && !e.shiftKey && !e.nativeEvent.isComposing) {
+        e.preventDefault();
+        complete(suggestions[active]);
+        return;
+      }
+      if (e.key === "Escape") {
+        e.preventDefault();
+        setDismissed(text);
+        return;
+      }
+    }
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void submit();
@@ -133,8 +170,35 @@ export function Composer({
           ))}
         </ul>
       )}
+      {suggestions.length > 0 && (
+        <ul className="command-menu" role="listbox" id="composer-commands" aria-label="Commands">
+          {suggestions.map((c, i) => (
+            <li
+              key={c.name}
+              id={`composer-command-${i}`}
+              role="option"
+              aria-selected={i === active}
+              className={i === active ? "active" : undefined}
+              onMouseDown={(e) => {
+                e.preventDefault();
+                complete(c);
+              }}
+            >
+              <span className="command-name">/{c.name}</span>
+              {c.argumentHint && <span className="command-hint">{c.argumentHint}</span>}
+              <span className="command-description">{c.description}</span>
+              <span className="badge">{c.scope}</span>
+            </li>
+          ))}
+        </ul>
+      )}
       <textarea
         id="composer-text"
+        role="combobox"
+        aria-expanded={suggestions.length > 0}
+        aria-controls="composer-commands"
+        aria-autocomplete="list"
+        aria-activedescendant={active >= 0 ? `composer-command-${active}` : undefined}
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={onKeyDown}

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { api, ApiRequestError, follow } from "../api/client";
 import type { ConversationEvent, ConversationView, StatusMessage } from "../api/protocol.gen";
 import type { ModelsResponse } from "../api/protocol.extra";
-import type { ApprovalDecisionRequest, PermissionsView } from "../api/protocol.gen";
+import type { ApprovalDecisionRequest, PermissionsView, SlashCommandInfo } from "../api/protocol.gen";
 import { initialState, pendingApprovals, reduce, viewItems } from "../model/conversation";
 import { connection, statusBus } from "../model/stores";
 import { ApprovalCard } from "./ApprovalCard";
@@ -120,6 +120,20 @@ export function ConversationPage({ id, models, listed }: { id: string; models: M
 
   const driver = state.driverState ?? meta?.state ?? "idle";
   const running = driver === "running" || driver === "waiting" || driver === "pausing" || driver === "aborting";
+
+  // The slash commands for the composer's completion; read when the
+  // conversation opens (a new template shows after reopening it).
+  const [commands, setCommands] = useState<SlashCommandInfo[]>([]);
+  useEffect(() => {
+    let cancelled = false;
+    api.commands(id).then(
+      (list) => !cancelled && setCommands(list),
+      () => undefined,
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [id]);
 
   // The mode, sandbox and rules in force; read again when the log records a change.
   const [permissions, setPermissions] = useState<PermissionsView | null>(null);
@@ -277,7 +291,7 @@ export function ConversationPage({ id, models, listed }: { id: string; models: M
       )}
       <EventList items={items} />
       {waiting.length > 0 && <ApprovalCard key={waiting[0].approval!.id} item={waiting[0]} more={waiting.length - 1} onDecide={(answer) => decide(waiting[0].approval!.id, answer)} />}
-      <Composer running={running || driver === "paused"} onSend={send} />
+      <Composer running={running || driver === "paused"} onSend={send} commands={commands} />
     </main>
   );
 }
