@@ -23,9 +23,13 @@ Result<ExpandedCommand> AgentCore::expand_command(std::string_view text) const {
                                 parsed.error().message));
       }
     }
+    // A cloned repository's command may narrow the tools but not widen what
+    // runs unasked until the user trusts the project (as its settings).
+    const bool unasked = command.scope == "user" || (permissions_ && permissions_->project_trusted);
     return ExpandedCommand{.name = command.name,
                            .expansion = std::move(expansion),
-                           .allowed_tools = command.allowed_tools};
+                           .allowed_tools = command.allowed_tools,
+                           .allowed_tools_unasked = unasked};
   }
   std::vector<std::string> names;
   for (const auto& command : commands) names.push_back("/" + command.name);

@@ -223,6 +223,15 @@ Result<InputReceipt> AgentCore::acknowledge(session::InputKind kind, Input input
     if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
   }
   InputReceipt receipt{.input_id = input.input_id.empty() ? base::new_id() : input.input_id};
+  {
+    // A resent input gets its first receipt, even if its command is gone.
+    std::lock_guard lock(mutex_);
+    if (auto known = acknowledged_.find(receipt.input_id); known != acknowledged_.end()) {
+      receipt.seq = known->second;
+      receipt.duplicate = true;
+      return receipt;
+    }
+  }
   // A slash command is expanded here, once: the log keeps what was typed and
   // what the model gets, so a replay or a restart needs no template file.
   AVA_TRY(ExpandedCommand command, expand_command(input.text));
@@ -239,15 +248,15 @@ Result<InputReceipt> AgentCore::acknowledge(session::InputKind kind, Input input
         return receipt;
       }
     }
-    AVA_TRY(
-        receipt.seq,
-        append({session::InputAcknowledged{.input_id = receipt.input_id,
-                                           .kind = kind,
-                                           .text = std::move(input.text),
-                                           .attachments = std::move(input.attachments),
-                                           .command = std::move(command.name),
-                                           .expansion = std::move(command.expansion),
-                                           .allowed_tools = std::move(command.allowed_tools)}}));
+    AVA_TRY(receipt.seq, append({session::InputAcknowledged{
+                             .input_id = receipt.input_id,
+                             .kind = kind,
+                             .text = std::move(input.text),
+                             .attachments = std::move(input.attachments),
+                             .command = std::move(command.name),
+                             .expansion = std::move(command.expansion),
+                             .allowed_tools = std::move(command.allowed_tools),
+                             .allowed_tools_unasked = command.allowed_tools_unasked}}));
   }
   {
     std::lock_guard lock(mutex_);

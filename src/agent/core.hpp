@@ -54,6 +54,7 @@ struct ExpandedCommand {
   std::string name;
   std::string expansion;
   std::vector<std::string> allowed_tools;
+  bool allowed_tools_unasked = false;
 };
 
 struct HookOutcome {

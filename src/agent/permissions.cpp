@@ -74,7 +74,7 @@ policy::RuleSet AgentCore::effective_rules() const {
   }
   // A slash command's allowed-tools run unasked in its turn (Claude Code's
   // meaning); deny rules and plan mode still win.
-  for (const auto& text : context.turn_allowed_tools) {
+  for (const auto& text : context.turn_granted_rules) {
     if (auto rule = policy::parse_rule(text)) rules.allow.push_back(std::move(*rule));
   }
   // `auto` runs commands only inside the sandbox it was promised.

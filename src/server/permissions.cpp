@@ -16,7 +16,8 @@ Result<ConversationPermissions> load_conversation_permissions(const base::Home& 
                                    .home = {},
                                    .can_ask = defaults.can_ask,
                                    .sandbox = {},
-                                   .hooks = effective.hooks};
+                                   .hooks = effective.hooks,
+                                   .project_trusted = effective.project_trusted};
   if (const char* user_home = std::getenv("HOME"); user_home != nullptr) options.home = user_home;
 
   proc::Sandbox& sandbox = options.sandbox;

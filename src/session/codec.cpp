@@ -75,6 +75,7 @@ json encode_body(const EventBody& body) {
             if (!e.command.empty()) o["command"] = e.command;
             if (!e.expansion.empty()) o["expansion"] = e.expansion;
             if (!e.allowed_tools.empty()) o["allowed_tools"] = e.allowed_tools;
+            if (e.allowed_tools_unasked) o["allowed_tools_unasked"] = true;
             if (!e.attachments.empty()) {
               o["attachments"] = json::array();
               for (const auto& image : e.attachments)
@@ -223,6 +224,7 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
     e.command = r.optional_string("command");
     e.expansion = r.optional_string("expansion");
     e.allowed_tools = read_strings(r.optional_array("allowed_tools"), "allowed_tools", r);
+    e.allowed_tools_unasked = r.optional_bool("allowed_tools_unasked");
     body = std::move(e);
   } else if (type == "input_claimed") {
     InputClaimed e{.turn_id = r.string("turn_id"), .step = read_step(r)};

@@ -33,7 +33,10 @@ void ContextBuilder::claim(const Event& event, const InputClaimed& claimed) {
     // The pending entry is dropped right after: its text and images move.
     if (!it->text.empty()) message.content.emplace_back(content::TextBlock{std::move(it->text)});
     for (auto& image : it->attachments) message.content.emplace_back(std::move(image));
-    for (auto& rule : it->allowed_tools) context_.turn_allowed_tools.push_back(std::move(rule));
+    for (auto& rule : it->allowed_tools) {
+      if (it->allowed_tools_unasked) context_.turn_granted_rules.push_back(rule);
+      context_.turn_allowed_tools.push_back(std::move(rule));
+    }
     context_.pending.erase(it);
   }
   if (!message.content.empty()) add_message(event.seq, std::move(message));
@@ -74,7 +77,8 @@ void ContextBuilder::apply(const Event& event) {
                                                .kind = e.kind,
                                                .text = e.expansion.empty() ? e.text : e.expansion,
                                                .attachments = e.attachments,
-                                               .allowed_tools = e.allowed_tools});
+                                               .allowed_tools = e.allowed_tools,
+                                               .allowed_tools_unasked = e.allowed_tools_unasked});
                  },
                  [&](const InputClaimed& e) { claim(event, e); },
                  [&](const InputBlocked& e) {
@@ -88,6 +92,7 @@ void ContextBuilder::apply(const Event& event) {
                  [&](const TurnEnded&) {
                    context_.open_turn.clear();
                    context_.turn_allowed_tools.clear();
+                   context_.turn_granted_rules.clear();
                    context_.open_step.reset();
                    context_.pending_approvals.clear();
                  },

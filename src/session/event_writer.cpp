@@ -155,6 +155,7 @@ void write_body(const Event& event, std::string& out) {
                  [&](const InputAcknowledged& e) {
                    if (!e.allowed_tools.empty())
                      write_strings(o.key("allowed_tools"), e.allowed_tools);
+                   if (e.allowed_tools_unasked) o.boolean("allowed_tools_unasked", true);
                    if (!e.attachments.empty())
                      write_array(
                          o.key("attachments"), e.attachments,

@@ -80,7 +80,7 @@ TEST_CASE("a slash command is logged as typed with its expansion, which the mode
 TEST_CASE("a command's allowed-tools are the turn's only tools, and run unasked",
           "[agent][commands]") {
   Setup setup;
-  write(setup.dir.path() / "project" / ".ava" / "commands" / "greet.md",
+  write(setup.dir.path() / "home" / "commands" / "greet.md",
         "---\nallowed-tools: Bash(echo:*)\n---\nSay hello with echo.");
   const auto script = R"({"responses": [
     {"steps": [{"toolCall": {"id": "c1", "name": "bash", "arguments": {"command": "echo hello"}}}]},
@@ -137,4 +137,33 @@ TEST_CASE("an unknown command is refused and nothing is recorded", "[agent][comm
       events_of<session::InputAcknowledged>(test::read_events(setup.dir.path() / "s.jsonl.zst"));
   REQUIRE(inputs.size() == 1);
   CHECK(inputs[0].command.empty());
+}
+
+TEST_CASE("an untrusted project's command narrows the tools but runs nothing unasked",
+          "[agent][commands]") {
+  const auto script = R"({"responses": [
+    {"steps": [{"toolCall": {"id": "c1", "name": "bash", "arguments": {"command": "echo hello"}}}]},
+    {"steps": [{"text": "done"}]}
+  ]})";
+  for (const bool trusted : {false, true}) {
+    Setup setup;
+    write(setup.dir.path() / "project" / ".ava" / "commands" / "greet.md",
+          "---\nallowed-tools: Bash(echo:*)\n---\nSay hello with echo.");
+    auto options = setup.options(script);
+    options.permissions->project_trusted = trusted;
+    test::Runtime runtime;
+    auto agent = agent::Agent::create(runtime.executor(), setup.dir.path() / "s.jsonl.zst",
+                                      std::move(options));
+    REQUIRE(agent);
+    REQUIRE((*agent)->followup("/greet"));
+    runtime.wait_idle(**agent);
+    runtime.close(**agent);
+    const auto events = test::read_events(setup.dir.path() / "s.jsonl.zst");
+    INFO("trusted: " << trusted);
+    CHECK(events_of<session::InputAcknowledged>(events).at(0).allowed_tools_unasked == trusted);
+    const auto result = events_of<session::ToolResult>(events).at(0);
+    // Untrusted: ask mode with nobody to ask refuses the call.
+    CHECK((result.status == session::ToolStatus::ok) == trusted);
+    CHECK(tool_names(setup.journal->snapshot().at(0)) == std::vector<std::string>{"bash"});
+  }
 }

@@ -89,6 +89,13 @@ inline std::vector<session::EventBody> every_kind() {
               .reason = "no pushes",
               .output = "blocked\n"},
       InputBlocked{.input_id = "in-3", .hook = "UserPromptSubmit", .reason = "no secrets ✓"},
+      InputAcknowledged{.input_id = "in-4",
+                        .kind = InputKind::followup,
+                        .text = "/review a.cpp",
+                        .command = "review",
+                        .expansion = "Review a.cpp for bugs.",
+                        .allowed_tools = {"Bash(git diff:*)", "Read"},
+                        .allowed_tools_unasked = true},
   };
 }
 

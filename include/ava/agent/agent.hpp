@@ -71,6 +71,10 @@ struct PermissionOptions {
   // Commands run around tool calls and lifecycle points (Claude Code's
   // format; docs/permissions.md), outside the sandbox: they are the user's.
   policy::Hooks hooks;
+  // AVA_HOME/settings.json lists the project in trustedProjects: its
+  // committed files may widen what runs unasked (settings, and the
+  // allowed-tools of its slash commands).
+  bool project_trusted = false;
 };
 
 struct AgentOptions {

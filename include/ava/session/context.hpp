@@ -17,6 +17,7 @@ struct PendingInput {
   std::string text;
   std::vector<content::ImageBlock> attachments;
   std::vector<std::string> allowed_tools;  // a slash command's
+  bool allowed_tools_unasked = false;
 };
 
 // A tool call waiting for a person: requested, neither decided nor answered.
@@ -47,7 +48,8 @@ struct Context {
   // The open turn took a slash command with allowed-tools: only the tools
   // these rules name are offered, and calls they match run unasked.
   std::vector<std::string> turn_allowed_tools;
-  content::Usage usage;  // totals over the whole log
+  std::vector<std::string> turn_granted_rules;  // of those, the ones that run unasked
+  content::Usage usage;                         // totals over the whole log
   Seq last_seq = 0;
 };
 

@@ -40,6 +40,9 @@ struct InputAcknowledged {
   std::string command;
   std::string expansion;
   std::vector<std::string> allowed_tools;
+  // Whether those calls also run unasked: the user's own commands, and a
+  // trusted project's; an untrusted repository's command only narrows.
+  bool allowed_tools_unasked = false;
 };
 
 // Input taken into the model context by a step. The gate claims one followup
