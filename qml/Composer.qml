@@ -10,6 +10,18 @@ Rectangle {
     property bool active: true
     property var modelChoices: []
     property string currentModel: ""
+    // Slash commands to complete: [{name, description, argumentHint, scope}].
+    property var commands: []
+    property int selectedCommand: 0
+    property string dismissedText: ""
+    // The commands whose name starts with what follows "/", while only the
+    // name is typed (as the web composer's matchingCommands).
+    readonly property var suggestions: {
+        const typed = /^\/([A-Za-z0-9_:-]*)$/.exec(input.text)
+        if (!typed || input.text === dismissedText) return []
+        const prefix = typed[1].toLowerCase()
+        return (commands || []).filter(c => String(c.name).toLowerCase().startsWith(prefix)).slice(0, 50)
+    }
     property alias text: input.text
     readonly property bool running: driverState === "running" || driverState === "pausing"
     readonly property bool paused: driverState === "paused"
@@ -29,6 +41,13 @@ Rectangle {
         return true
     }
     function focusInput() { input.forceActiveFocus() }
+    function complete(index) {
+        const command = suggestions[index]
+        if (!command) return
+        input.text = "/" + command.name + " "
+        input.cursorPosition = input.text.length
+        selectedCommand = 0
+    }
 
     implicitHeight: column.implicitHeight + 16
     color: Theme.surface
@@ -40,6 +59,37 @@ Rectangle {
         anchors.fill: parent
         anchors.margins: 8
         spacing: 6
+
+        ListView {
+            id: commandList
+            objectName: "commandList"
+            Layout.fillWidth: true
+            Layout.preferredHeight: Math.min(contentHeight, 180)
+            visible: root.suggestions.length > 0
+            clip: true
+            model: root.suggestions
+            currentIndex: Math.min(root.selectedCommand, root.suggestions.length - 1)
+            delegate: Rectangle {
+                required property var modelData
+                required property int index
+                width: ListView.view.width
+                height: row.implicitHeight + 8
+                radius: 4
+                color: index === commandList.currentIndex ? Theme.userBubble : "transparent"
+                RowLayout {
+                    id: row
+                    anchors.fill: parent
+                    anchors.leftMargin: 8
+                    anchors.rightMargin: 8
+                    spacing: 8
+                    Text { text: "/" + modelData.name; font.family: "monospace"; font.bold: true; color: Theme.text; textFormat: Text.PlainText }
+                    Text { text: modelData.argumentHint || ""; font.family: "monospace"; color: Theme.muted; textFormat: Text.PlainText }
+                    Text { Layout.fillWidth: true; text: modelData.description || ""; color: Theme.muted; elide: Text.ElideRight; textFormat: Text.PlainText }
+                    Text { text: modelData.scope || ""; color: Theme.muted; font.pixelSize: 11; textFormat: Text.PlainText }
+                }
+                MouseArea { anchors.fill: parent; onClicked: { root.complete(index); input.forceActiveFocus() } }
+            }
+        }
 
         ScrollView {
             Layout.fillWidth: true
@@ -53,6 +103,26 @@ Rectangle {
                 placeholderTextColor: Theme.muted
                 background: null
                 Keys.onPressed: (event) => {
+                    if (root.suggestions.length > 0) {
+                        const count = root.suggestions.length
+                        const at = Math.min(root.selectedCommand, count - 1)
+                        if (event.key === Qt.Key_Down || event.key === Qt.Key_Up) {
+                            root.selectedCommand = (at + (event.key === Qt.Key_Down ? 1 : count - 1)) % count
+                            event.accepted = true
+                            return
+                        }
+                        if ((event.key === Qt.Key_Tab || event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
+                                && !(event.modifiers & Qt.ShiftModifier)) {
+                            root.complete(at)
+                            event.accepted = true
+                            return
+                        }
+                        if (event.key === Qt.Key_Escape) {
+                            root.dismissedText = input.text
+                            event.accepted = true
+                            return
+                        }
+                    }
                     if (event.key !== Qt.Key_Return && event.key !== Qt.Key_Enter) return
                     if (event.modifiers & Qt.ShiftModifier) return  // a new line
                     root.submit((event.modifiers & Qt.ControlModifier) ? "steer" : "")

@@ -197,6 +197,7 @@ Rectangle {
             active: root.workbench && root.workbench.conversationId !== "" && root.workbench.connection.state === "connected"
             driverState: root.conversation && root.conversation.driverState !== "" ? root.conversation.driverState : "idle"
             modelChoices: root.workbench ? root.workbench.modelChoices : []
+            commands: root.workbench ? root.workbench.commands : []
             currentModel: root.conversation && root.conversation.model !== "" ? root.conversation.provider + "/" + root.conversation.model : ""
             onSubmitted: (text, kind) => { list.atEnd = true; root.workbench.send(text, kind) }
             onPauseRequested: root.workbench.pause()

@@ -217,6 +217,19 @@ void Workbench::load_permissions() {
                   });
 }
 
+void Workbench::load_commands() {
+  const QString id = conversationId();
+  commands_.clear();
+  emit commandsChanged();
+  if (id.isEmpty()) return;
+  connection_.get(QStringLiteral("/api/conversations/%1/commands").arg(id),
+                  [this, id](const Reply& reply) {
+                    if (!reply.ok() || id != conversationId()) return;
+                    commands_ = object_of(reply.body).value("commands").toArray().toVariantList();
+                    emit commandsChanged();
+                  });
+}
+
 QString Workbench::conversationTitle() const {
   const int at = conversations_.indexOf(conversationId());
   return at < 0 ? QString() : conversations_.get(at).value("title").toString();
@@ -260,6 +273,7 @@ void Workbench::selectConversation(const QString& id) {
   if (connection_.state() == QStringLiteral("connected")) open_conversation_stream();
   load_usage();
   load_permissions();
+  load_commands();
 }
 
 void Workbench::newConversation(const QString& title) {

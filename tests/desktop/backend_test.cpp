@@ -2,6 +2,7 @@
 // by the client through `ava backend start`) and the loopback fake provider.
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 
 #include <catch2/catch.hpp>
 
@@ -216,4 +217,27 @@ TEST_CASE("an approval waits in the model, across a backend crash, and the answe
   workbench.decideApproval(pending.value("approvalId").toString(), QStringLiteral("allow"));
   REQUIRE(spin_until([&] { return !workbench.lastError().isEmpty(); }));
   CHECK(workbench.lastError().contains("no pending approval"));
+}
+
+TEST_CASE("the project's slash commands reach the composer, and one runs expanded",
+          "[desktop][backend][commands]") {
+  BackendHome env;
+  const std::filesystem::path commands =
+      std::filesystem::path(env.project().toStdString()) / ".ava" / "commands";
+  std::filesystem::create_directories(commands);
+  std::ofstream(commands / "greet.md")
+      << "---\ndescription: Say hello\n---\nbash: echo hi $ARGUMENTS";
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  REQUIRE(spin_until([&] { return workbench.commands().size() == 1; }));
+  const auto greet = workbench.commands().at(0).toMap();
+  CHECK(greet.value("name").toString() == "greet");
+  CHECK(greet.value("description").toString() == "Say hello");
+  CHECK(greet.value("scope").toString() == "project");
+
+  auto& model = *workbench.conversation();
+  REQUIRE(workbench.send(QStringLiteral("/greet there")));
+  REQUIRE(spin_until([&] { return has_answer(model, "done: hi there") && !model.turnOpen(); }));
+  CHECK(model.items()[0].text == "/greet there");  // as typed
+  CHECK(model.items()[1].command == "echo hi there");
 }

@@ -39,6 +39,9 @@ class Workbench : public QObject {
   // The open conversation's GET /permissions: mode, modeSource, sandbox,
   // sandboxSupport, rules [{list, rule, source}] (deny first).
   Q_PROPERTY(QVariantMap permissions READ permissions NOTIFY permissionsChanged)
+  // The open conversation's slash commands (GET /commands), for completion:
+  // [{name, description, argumentHint, scope}].
+  Q_PROPERTY(QVariantList commands READ commands NOTIFY commandsChanged)
 
  public:
   explicit Workbench(const Connection::Options& options, QObject* parent = nullptr);
@@ -67,6 +70,7 @@ class Workbench : public QObject {
   int pendingInputs() const { return static_cast<int>(outbox_.size()); }
   QString lastError() const { return last_error_; }
   QVariantMap permissions() const { return permissions_; }
+  QVariantList commands() const { return commands_; }
   // Events the stream delivered again (at or below the cursor); the server
   // promises none, tests check it.
   int duplicates() const { return duplicates_; }
@@ -108,6 +112,7 @@ class Workbench : public QObject {
   void pendingChanged();
   void lastErrorChanged();
   void permissionsChanged();
+  void commandsChanged();
   // A conversation this client created (newConversation) is selected.
   void conversationCreated(const QString& id);
 
@@ -127,6 +132,7 @@ class Workbench : public QObject {
   void load_settings();
   void load_usage();
   void load_permissions();
+  void load_commands();
   void post_input(const Pending& pending);
   void control(const QString& action);
   void patch(const QString& id, const QByteArray& body);
@@ -159,6 +165,7 @@ class Workbench : public QObject {
   QList<Pending> outbox_;
   QString last_error_;
   QVariantMap permissions_;
+  QVariantList commands_;
   int duplicates_ = 0;
   int input_counter_ = 0;
 };

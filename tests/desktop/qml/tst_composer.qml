@@ -12,6 +12,9 @@ Item {
         active: true
         driverState: "idle"
         modelChoices: ["anthropic/claude-sonnet-4-5", "openai/gpt-5"]
+        commands: [{ name: "review", description: "Review a file", argumentHint: "FILE", scope: "project" },
+                   { name: "release", description: "Cut a release", argumentHint: "", scope: "user" },
+                   { name: "frontend:test", description: "Run the UI tests", argumentHint: "", scope: "project" }]
     }
     SignalSpy { id: submitted; target: composer; signalName: "submitted" }
     SignalSpy { id: paused; target: composer; signalName: "pauseRequested" }
@@ -25,10 +28,39 @@ Item {
         function init() {
             submitted.clear(); paused.clear(); resumed.clear(); aborted.clear()
             composer.text = ""
+            composer.dismissedText = ""
+            composer.selectedCommand = 0
             composer.driverState = "idle"
             composer.active = true
             findChild(composer, "kindBox").currentIndex = 0
             composer.focusInput()
+        }
+
+        function test_slash_commands_complete_from_the_keyboard() {
+            keyClick("/"); keyClick(Qt.Key_R); keyClick(Qt.Key_E)
+            compare(composer.suggestions.length, 2)
+            verify(findChild(composer, "commandList").visible)
+            keyClick(Qt.Key_Down)
+            keyClick(Qt.Key_Return)
+            compare(composer.text, "/release ")
+            compare(submitted.count, 0)
+            compare(composer.suggestions.length, 0)
+            keyClick(Qt.Key_1)
+            keyClick(Qt.Key_Return)
+            compare(submitted.count, 1)
+            compare(submitted.signalArguments[0][0], "/release 1")
+        }
+
+        function test_escape_closes_the_command_list() {
+            keyClick("/")
+            compare(composer.suggestions.length, 3)
+            keyClick(Qt.Key_Escape)
+            compare(composer.suggestions.length, 0)
+            verify(!findChild(composer, "commandList").visible)
+            keyClick(Qt.Key_F)
+            compare(composer.suggestions.length, 1)
+            keyClick(Qt.Key_Tab)
+            compare(composer.text, "/frontend:test ")
         }
 
         function test_enter_sends_a_followup_and_clears() {
