@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/utf8.hpp"
 #include "ava/proc/run.hpp"
 #include "core.hpp"
 
@@ -21,13 +22,9 @@ namespace {
 constexpr std::size_t max_recorded_output = 4000;
 constexpr std::size_t max_hook_capture = 64 * 1024;
 
-std::string bounded(std::string text, std::size_t limit) {
+std::string bounded(const std::string& text, std::size_t limit) {
   if (text.size() <= limit) return text;
-  text.resize(limit);
-  // Not inside a UTF-8 sequence.
-  while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) text.pop_back();
-  if (!text.empty() && (static_cast<unsigned char>(text.back()) & 0x80) != 0) text.pop_back();
-  return text + "…";
+  return std::string(base::utf8::truncate(text, limit)) + "…";
 }
 
 }  // namespace

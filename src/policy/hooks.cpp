@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "ava/base/json.hpp"
+#include "ava/base/utf8.hpp"
 #include "policy/glob.hpp"
 
 namespace ava::policy {
@@ -41,17 +42,7 @@ std::string trimmed(std::string_view text, std::size_t limit = max_reason) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
     text.remove_suffix(1);
   }
-  if (text.size() > limit) {
-    text = text.substr(0, limit);
-    // Not inside a UTF-8 sequence.
-    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) {
-      text.remove_suffix(1);
-    }
-    if (!text.empty() && (static_cast<unsigned char>(text.back()) & 0x80) != 0) {
-      text.remove_suffix(1);
-    }
-  }
-  return std::string(text);
+  return std::string(base::utf8::truncate(text, limit));
 }
 
 std::string text_field(const json& object, const char* name, std::size_t limit = max_reason) {

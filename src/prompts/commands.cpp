@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/utf8.hpp"
 #include "ava/prompts/front_matter.hpp"
 #include "ava/prompts/project_context.hpp"
 #include "prompts/text.hpp"
@@ -42,7 +43,7 @@ std::optional<Command> read_command(const fs::path& file, std::string name, cons
   if (command.description.empty()) {
     // Claude Code shows the first line of the body instead.
     const std::string_view body = front.body(*text);
-    command.description = utf8_prefix(body.substr(0, body.find('\n')), 120);
+    command.description = std::string(base::utf8::truncate(body.substr(0, body.find('\n')), 120));
   }
   return command;
 }

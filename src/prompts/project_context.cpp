@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/utf8.hpp"
 #include "prompts/text.hpp"
 
 namespace ava::prompts {
@@ -76,7 +77,7 @@ ProjectContext load_project_context(const ContextPlaces& places) {
     if (total <= places.budget) break;
     const std::size_t keep = f.text.size() - std::min(f.text.size(), total - places.budget);
     const std::size_t before = f.text.size();
-    f.text = utf8_prefix(f.text, keep);
+    f.text = std::string(base::utf8::truncate(f.text, keep));
     total -= before - f.text.size();
   }
 

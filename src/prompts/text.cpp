@@ -3,6 +3,8 @@
 #include <fstream>
 #include <system_error>
 
+#include "ava/base/utf8.hpp"
+
 namespace ava::prompts {
 
 std::optional<std::string> read_head(const std::filesystem::path& file, std::size_t limit,
@@ -17,14 +19,7 @@ std::optional<std::string> read_head(const std::filesystem::path& file, std::siz
   std::string text(std::min(limit + 4, size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
-  return utf8_prefix(text, limit);
-}
-
-std::string utf8_prefix(std::string_view text, std::size_t limit) {
-  if (text.size() <= limit) return std::string(text);
-  std::size_t end = limit;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return std::string(text.substr(0, end));
+  return std::string(base::utf8::truncate(text, limit));
 }
 
 }  // namespace ava::prompts

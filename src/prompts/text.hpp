@@ -21,7 +21,4 @@ inline std::string_view trim(std::string_view text) {
 std::optional<std::string> read_head(const std::filesystem::path& file, std::size_t limit,
                                      std::size_t& size);
 
-// `text` cut to at most `limit` bytes, not inside a UTF-8 sequence.
-std::string utf8_prefix(std::string_view text, std::size_t limit);
-
 }  // namespace ava::prompts

@@ -14,11 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write(const fs::path& path, std::string_view text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
 std::string user_text(const llm::Request& request) {
   std::string text;
   for (const auto& block : request.messages.back().content) {
@@ -57,8 +52,8 @@ struct Setup {
 TEST_CASE("a slash command is logged as typed with its expansion, which the model gets",
           "[agent][commands]") {
   Setup setup;
-  write(setup.dir.path() / "project" / ".ava" / "commands" / "review.md",
-        "---\ndescription: Review a file\n---\nReview $1 for bugs. Focus: $ARGUMENTS");
+  test::write_file(setup.dir.path() / "project" / ".ava" / "commands" / "review.md",
+                   "---\ndescription: Review a file\n---\nReview $1 for bugs. Focus: $ARGUMENTS");
   test::Runtime runtime;
   auto agent =
       agent::Agent::create(runtime.executor(), setup.dir.path() / "s.jsonl.zst",
@@ -80,8 +75,8 @@ TEST_CASE("a slash command is logged as typed with its expansion, which the mode
 TEST_CASE("a command's allowed-tools are the turn's only tools, and run unasked",
           "[agent][commands]") {
   Setup setup;
-  write(setup.dir.path() / "home" / "commands" / "greet.md",
-        "---\nallowed-tools: Bash(echo:*)\n---\nSay hello with echo.");
+  test::write_file(setup.dir.path() / "home" / "commands" / "greet.md",
+                   "---\nallowed-tools: Bash(echo:*)\n---\nSay hello with echo.");
   const auto script = R"({"responses": [
     {"steps": [{"toolCall": {"id": "c1", "name": "bash", "arguments": {"command": "echo hello"}}}]},
     {"steps": [{"toolCall": {"id": "c2", "name": "write", "arguments": {"path": "x.txt", "content": "x"}}}]},
@@ -118,7 +113,7 @@ TEST_CASE("a command's allowed-tools are the turn's only tools, and run unasked"
 
 TEST_CASE("an unknown command is refused and nothing is recorded", "[agent][commands]") {
   Setup setup;
-  write(setup.dir.path() / "home" / "commands" / "standup.md", "Plan the day.");
+  test::write_file(setup.dir.path() / "home" / "commands" / "standup.md", "Plan the day.");
   test::Runtime runtime;
   auto agent =
       agent::Agent::create(runtime.executor(), setup.dir.path() / "s.jsonl.zst",
@@ -147,8 +142,8 @@ TEST_CASE("an untrusted project's command narrows the tools but runs nothing una
   ]})";
   for (const bool trusted : {false, true}) {
     Setup setup;
-    write(setup.dir.path() / "project" / ".ava" / "commands" / "greet.md",
-          "---\nallowed-tools: Bash(echo:*)\n---\nSay hello with echo.");
+    test::write_file(setup.dir.path() / "project" / ".ava" / "commands" / "greet.md",
+                     "---\nallowed-tools: Bash(echo:*)\n---\nSay hello with echo.");
     auto options = setup.options(script);
     options.permissions->project_trusted = trusted;
     test::Runtime runtime;

@@ -9,27 +9,20 @@
 using namespace ava;
 namespace fs = std::filesystem;
 
-namespace {
-
-void write(const fs::path& path, std::string_view text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
-}  // namespace
-
 TEST_CASE("skills come from SKILL.md front matter; the project overrides the user",
           "[agent][prompt]") {
   test::TempDir dir;
   const auto user = dir.path() / "home" / "skills";
   const auto project = dir.path() / "repo" / ".ava" / "skills";
-  write(user / "deploy" / "SKILL.md",
-        "---\nname: deploy\ndescription: \"Ship a release\"\n---\nRun ./release.sh\n");
-  write(user / "nameless" / "SKILL.md", "---\ndescription: folder name is used\n---\nbody\n");
-  write(user / "undescribed" / "SKILL.md", "---\nname: undescribed\n---\nno description\n");
-  write(user / "plain" / "SKILL.md", "no front matter at all\n");
-  write(project / "deploy" / "SKILL.md",
-        "---\nname: deploy\ndescription: Ship this project\n---\nUse make deploy\n");
+  test::write_file(user / "deploy" / "SKILL.md",
+                   "---\nname: deploy\ndescription: \"Ship a release\"\n---\nRun ./release.sh\n");
+  test::write_file(user / "nameless" / "SKILL.md",
+                   "---\ndescription: folder name is used\n---\nbody\n");
+  test::write_file(user / "undescribed" / "SKILL.md",
+                   "---\nname: undescribed\n---\nno description\n");
+  test::write_file(user / "plain" / "SKILL.md", "no front matter at all\n");
+  test::write_file(project / "deploy" / "SKILL.md",
+                   "---\nname: deploy\ndescription: Ship this project\n---\nUse make deploy\n");
 
   const auto skills = agent::discover_skills({user, project});
   REQUIRE(skills.size() == 2);

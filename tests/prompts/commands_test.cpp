@@ -11,15 +11,6 @@
 using namespace ava;
 namespace fs = std::filesystem;
 
-namespace {
-
-void write(const fs::path& path, std::string_view text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
-}  // namespace
-
 TEST_CASE("commands come from the user's and the project's folders, the project's winning",
           "[prompts][commands]") {
   test::TempDir dir;
@@ -27,15 +18,18 @@ TEST_CASE("commands come from the user's and the project's folders, the project'
   fs::create_directories(repo / ".git");
   fs::create_directories(repo / "src");
   const fs::path home = dir.path() / "home";
-  write(home / "commands" / "review.md", "---\ndescription: my review\n---\nReview $ARGUMENTS");
-  write(home / "commands" / "standup.md", "Summarise yesterday's commits.\nThen plan.");
-  write(repo / ".claude" / "commands" / "frontend" / "test.md",
-        "---\ndescription: Run the UI tests\nargument-hint: [file]\n"
-        "allowed-tools: Bash(npm test:*), Read\nmodel: claude-haiku\n---\nRun npm test $1\n");
-  write(repo / ".ava" / "commands" / "review.md",
-        "---\ndescription: \"the project's review\"\n---\nReview with our checklist: {args}");
-  write(repo / ".ava" / "commands" / "notes.txt", "not a command");
-  write(repo / ".ava" / "commands" / "bad name.md", "not a command name");
+  test::write_file(home / "commands" / "review.md",
+                   "---\ndescription: my review\n---\nReview $ARGUMENTS");
+  test::write_file(home / "commands" / "standup.md", "Summarise yesterday's commits.\nThen plan.");
+  test::write_file(
+      repo / ".claude" / "commands" / "frontend" / "test.md",
+      "---\ndescription: Run the UI tests\nargument-hint: [file]\n"
+      "allowed-tools: Bash(npm test:*), Read\nmodel: claude-haiku\n---\nRun npm test $1\n");
+  test::write_file(
+      repo / ".ava" / "commands" / "review.md",
+      "---\ndescription: \"the project's review\"\n---\nReview with our checklist: {args}");
+  test::write_file(repo / ".ava" / "commands" / "notes.txt", "not a command");
+  test::write_file(repo / ".ava" / "commands" / "bad name.md", "not a command name");
 
   const auto commands = prompts::discover_commands({.cwd = repo / "src", .home = home});
   REQUIRE(commands.size() == 3);

@@ -12,11 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write(const fs::path& path, std::string_view text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
 std::vector<std::string> names(const prompts::ProjectContext& context, const fs::path& base) {
   std::vector<std::string> out;
   for (const auto& file : context.files)
@@ -34,13 +29,14 @@ TEST_CASE("every AGENTS.md from the repository root down, then the user's, then 
   const fs::path deep = repo / "src" / "module";
   fs::create_directories(deep);
   fs::create_directories(repo / ".git");
-  write(base / "AGENTS.md", "above the repository: not read");
-  write(repo / "AGENTS.md", "root rules");
-  write(repo / "CLAUDE.md", "shadowed by AGENTS.md");
-  write(repo / "src" / "CLAUDE.md", "src rules (a CLAUDE.md where there is no AGENTS.md)");
-  write(deep / "AGENTS.md", "module rules");
-  write(base / "home" / "AGENTS.md", "my own rules");
-  write(repo / "AGENTS.local.md", "local notes");
+  test::write_file(base / "AGENTS.md", "above the repository: not read");
+  test::write_file(repo / "AGENTS.md", "root rules");
+  test::write_file(repo / "CLAUDE.md", "shadowed by AGENTS.md");
+  test::write_file(repo / "src" / "CLAUDE.md",
+                   "src rules (a CLAUDE.md where there is no AGENTS.md)");
+  test::write_file(deep / "AGENTS.md", "module rules");
+  test::write_file(base / "home" / "AGENTS.md", "my own rules");
+  test::write_file(repo / "AGENTS.local.md", "local notes");
 
   const auto context = prompts::load_project_context({.cwd = deep, .home = base / "home"});
   CHECK(names(context, base) ==
@@ -64,8 +60,8 @@ TEST_CASE("every AGENTS.md from the repository root down, then the user's, then 
 TEST_CASE("without a repository only the working folder's file is read", "[prompts][context]") {
   test::TempDir dir;
   const fs::path base = fs::canonical(dir.path());
-  write(base / "AGENTS.md", "parent");
-  write(base / "work" / "AGENTS.md", "here");
+  test::write_file(base / "AGENTS.md", "parent");
+  test::write_file(base / "work" / "AGENTS.md", "here");
   const auto context = prompts::load_project_context({.cwd = base / "work"});
   REQUIRE(context.files.size() == 1);
   CHECK(context.text.find("here") != std::string::npos);
@@ -76,8 +72,8 @@ TEST_CASE("over the budget the files nearest the root are cut first", "[prompts]
   test::TempDir dir;
   const fs::path repo = fs::canonical(dir.path());
   fs::create_directories(repo / ".git");
-  write(repo / "AGENTS.md", std::string(300, 'r'));
-  write(repo / "sub" / "AGENTS.md", std::string(80, 's'));
+  test::write_file(repo / "AGENTS.md", std::string(300, 'r'));
+  test::write_file(repo / "sub" / "AGENTS.md", std::string(80, 's'));
   const auto context = prompts::load_project_context({.cwd = repo / "sub", .budget = 100});
   REQUIRE(context.files.size() == 2);
   CHECK(context.files[0].bytes == 300);
@@ -88,7 +84,7 @@ TEST_CASE("over the budget the files nearest the root are cut first", "[prompts]
   // A character is never split.
   std::string accents;
   for (int i = 0; i < 100; ++i) accents += "é";
-  write(repo / "sub" / "AGENTS.md", accents);
+  test::write_file(repo / "sub" / "AGENTS.md", accents);
   const auto cut = prompts::load_project_context({.cwd = repo / "sub", .budget = 51});
   CHECK(cut.files[1].included == 50);
 }

@@ -3,10 +3,18 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace ava::test {
+
+// Writes `text` to `path`, creating the folders on the way.
+inline void write_file(const std::filesystem::path& path, std::string_view text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 // A fresh folder under $TMPDIR, removed with everything in it on scope exit.
 class TempDir {
