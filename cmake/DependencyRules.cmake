@@ -36,7 +36,7 @@ set(AVA_ALLOWED_machine transport base)
 set(AVA_ALLOWED_httpd machine protocol transport base)
 set(AVA_ALLOWED_capabilities agent mcp oauth protocol proc store tool base)
 set(AVA_ALLOWED_server capabilities httpd registry machine agent policy prompts protocol session llm proc transport base)
-set(AVA_ALLOWED_cli server capabilities machine mcp oauth agent policy session llm proc base)
+set(AVA_ALLOWED_cli server capabilities machine mcp oauth agent policy prompts session llm proc base)
 set(AVA_ALLOWED_app cli server base)
 set(AVA_ALLOWED_desktop machine protocol transport base)
 

@@ -31,6 +31,18 @@ Rectangle {
                 Layout.fillWidth: true
             }
             Label {
+                objectName: "goalLabel"
+                visible: text !== ""
+                textFormat: Text.PlainText
+                text: root.conversation && root.conversation.goal !== "" ? "Goal: " + root.conversation.goal : ""
+                color: Theme.accent
+                elide: Text.ElideRight
+                Layout.maximumWidth: 280
+                ToolTip.visible: goalHover.hovered
+                ToolTip.text: "Reminded to the model at every turn; /goal clear clears it"
+                HoverHandler { id: goalHover }
+            }
+            Label {
                 objectName: "activityLabel"
                 textFormat: Text.PlainText
                 text: root.conversation ? (root.conversation.activity !== "" ? root.conversation.activity : root.conversation.driverState) : ""
@@ -108,48 +120,9 @@ Rectangle {
             onCountChanged: if (atEnd) Qt.callLater(list.positionViewAtEnd)
             ScrollBar.vertical: ScrollBar {}
 
-            delegate: Loader {
-                id: row
-                required property string kind
-                required property string text
-                required property string inputKind
-                required property bool claimed
-                required property string blocked
-                required property bool redacted
-                required property string toolName
-                required property string title
-                required property string status
-                required property string arguments
-                required property string command
-                required property string path
-                required property string diff
-                required property string exitInfo
-                required property bool exitBad
-                required property string output
-                required property string level
+            delegate: EventDelegate {
                 width: ListView.view.width
-                sourceComponent: kind === "tool" ? toolComponent : kind === "thinking" ? thinkingComponent
-                               : kind === "notice" ? noticeComponent : messageComponent
-                Component {
-                    id: messageComponent
-                    MessageItem { role: row.kind; text: row.text; inputKind: row.inputKind; claimed: row.claimed; blocked: row.blocked }
-                }
-                Component {
-                    id: thinkingComponent
-                    ThinkingBlock { text: row.text; redacted: row.redacted }
-                }
-                Component {
-                    id: noticeComponent
-                    NoticeItem { text: row.text; level: row.level }
-                }
-                Component {
-                    id: toolComponent
-                    ToolCard {
-                        toolName: row.toolName; title: row.title; status: row.status; arguments: row.arguments
-                        command: row.command; path: row.path; diff: row.diff; exitInfo: row.exitInfo
-                        exitBad: row.exitBad; output: row.output
-                    }
-                }
+                onOpenSubagent: (sessionId, agent) => root.workbench.openSubagent(sessionId, agent)
             }
 
             footer: Column {
@@ -180,6 +153,16 @@ Rectangle {
             }
         }
 
+        PlanCard {
+            id: planCard
+            objectName: "planCard"
+            Layout.fillWidth: true
+            shown: root.conversation !== null && root.conversation.planAwaitingApproval
+                   && (!root.conversation.pendingApproval || !root.conversation.pendingApproval.approvalId)
+            currentMode: root.workbench && root.workbench.permissions.mode ? root.workbench.permissions.mode : ""
+            onApproved: (mode) => { list.atEnd = true; root.workbench.approvePlan(mode) }
+        }
+
         ApprovalCard {
             id: approvalCard
             objectName: "approvalCard"
@@ -205,5 +188,15 @@ Rectangle {
             onAbortRequested: root.workbench.abort()
             onModelChosen: (provider, model) => root.workbench.setModel(provider, model)
         }
+    }
+
+    // A subagent's own log, over the right side of the conversation.
+    SubagentPanel {
+        objectName: "subagentPanel"
+        anchors.top: parent.top
+        anchors.bottom: parent.bottom
+        anchors.right: parent.right
+        width: Math.min(parent.width * 0.6, 560)
+        workbench: root.workbench
     }
 }

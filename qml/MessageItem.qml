@@ -12,6 +12,8 @@ Item {
     property string inputKind: ""
     property bool claimed: true
     property string blocked: ""  // a hook kept it from the model: why
+    property bool plan: false    // a /plan input: its turn only plans
+    property string output: ""   // role "command": the agent's own answer (Markdown)
     property bool live: false
 
     implicitHeight: bubble.implicitHeight
@@ -25,7 +27,7 @@ Item {
         anchors.right: root.role === "user" ? parent.right : undefined
         implicitHeight: column.implicitHeight + 16
         radius: Theme.radius
-        color: root.role === "user" ? Theme.userBubble : "transparent"
+        color: root.role === "user" ? Theme.userBubble : root.role === "command" ? Theme.surface : "transparent"
 
         ColumnLayout {
             id: column
@@ -34,8 +36,9 @@ Item {
             spacing: 2
             Text {
                 readonly property string state: root.blocked !== "" ? "not sent" : (!root.claimed ? "queued" : "")
-                visible: root.role === "user" && (root.inputKind === "steer" || state !== "")
-                text: [root.inputKind === "steer" ? "steer" : "", state].filter(s => s !== "").join(" · ")
+                visible: root.role === "user" && (root.inputKind === "steer" || root.plan || state !== "")
+                text: [root.inputKind === "steer" ? "steer" : "", root.plan ? "plan only" : "", state]
+                      .filter(s => s !== "").join(" · ")
                 color: Theme.muted
                 font.pixelSize: 11
             }
@@ -45,14 +48,15 @@ Item {
             TextEdit {
                 id: typed
                 objectName: "typedText"
-                visible: root.role === "user"
+                visible: root.role === "user" || root.role === "command"
                 Layout.fillWidth: true
                 readOnly: true
                 selectByMouse: true
-                text: root.role === "user" ? root.text : ""
+                text: root.role === "user" || root.role === "command" ? root.text : ""
                 textFormat: TextEdit.PlainText
                 wrapMode: Text.Wrap
-                color: Theme.text
+                color: root.role === "command" ? Theme.accent : Theme.text
+                font.family: root.role === "command" ? Theme.monoFamily : Qt.application.font.family
                 selectionColor: Theme.accent
                 font.strikeout: root.blocked !== ""
             }
@@ -74,7 +78,7 @@ Item {
                 Layout.fillWidth: true
                 readOnly: true
                 selectByMouse: true
-                text: root.role === "user" ? "" : Markdown.toRichText(root.text, !root.live)
+                text: root.role === "user" ? "" : Markdown.toRichText(root.role === "command" ? root.output : root.text, !root.live)
                 textFormat: TextEdit.RichText
                 wrapMode: Text.Wrap
                 color: Theme.text

@@ -16,7 +16,11 @@ Rectangle {
     property string exitInfo: ""
     property bool exitBad: false
     property string output: ""
+    // A task call's subagent, once it reported: its session and definition.
+    property string subagentSession: ""
+    property string subagentAgent: ""
     property bool expanded: true
+    signal openSubagent(string sessionId, string agent)
     readonly property var diffLines: diff === "" ? [] : diff.replace(/\n$/, "").split("\n").slice(0, 2000)
     readonly property string statusLabel: ({ running: "running", waiting: "waiting for approval", ok: "done", error: "failed", interrupted: "interrupted", skipped: "skipped" })[status] || status
 
@@ -87,6 +91,20 @@ Rectangle {
                 textFormat: Text.PlainText
                 color: Theme.muted
                 font.family: Theme.monoFamily
+            }
+            RowLayout {
+                visible: root.subagentSession !== ""
+                Label {
+                    textFormat: Text.PlainText
+                    text: "Subagent " + root.subagentAgent
+                    color: Theme.muted
+                }
+                Button {
+                    objectName: "openSubagentButton"
+                    text: "Open its log"
+                    flat: true
+                    onClicked: root.openSubagent(root.subagentSession, root.subagentAgent)
+                }
             }
             Text {
                 objectName: "exitText"

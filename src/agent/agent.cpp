@@ -61,7 +61,9 @@ Result<std::unique_ptr<Agent>> Agent::create(boost::asio::any_io_executor execut
                                 .provider = binding.provider_name,
                                 .model = binding.model,
                                 .cwd = cwd.string(),
-                                .version = std::string(base::version())};
+                                .version = std::string(base::version()),
+                                .parent_session_id = options.parent_session_id,
+                                .parent_call_id = options.parent_call_id};
   AVA_TRY(auto log, session::LogWriter::create(log_path, start));
   auto core = std::make_shared<AgentCore>(std::move(executor), std::move(options), std::move(log));
   AVA_TRY_VOID(core->start_new(std::move(start), std::move(binding)));

@@ -4,13 +4,32 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "ava/prompts/builtins.hpp"
 #include "core.hpp"
 
 namespace ava::agent {
+namespace {
+
+// What a /plan turn's input ends with: the model investigates with what it
+// may still use (reads), then answers with a plan the person approves.
+constexpr std::string_view plan_request =
+    "\n\n[Plan mode for this turn: change nothing. Investigate with read-only tools as "
+    "needed; edits, commands and other changing calls are refused. Then answer with a "
+    "concise numbered plan: the steps, the files each one touches, how the result will be "
+    "verified, and any open questions. The user approves the plan before anything runs.]";
+
+}  // namespace
 
 Result<ExpandedCommand> AgentCore::expand_command(std::string_view text) const {
   const auto slash = prompts::parse_slash(text);
   if (!slash) return ExpandedCommand{};
+  if (prompts::find_builtin(slash->name)) {
+    if (slash->name == "plan" && !slash->arguments.empty()) {
+      return ExpandedCommand{
+          .name = "plan", .expansion = slash->arguments + std::string(plan_request), .plan = true};
+    }
+    return ExpandedCommand{.name = slash->name, .builtin = true, .arguments = slash->arguments};
+  }
   const auto commands =
       prompts::discover_commands({.cwd = tool_context_.cwd, .home = options_.home});
   for (const auto& command : commands) {
@@ -32,14 +51,13 @@ Result<ExpandedCommand> AgentCore::expand_command(std::string_view text) const {
                            .allowed_tools_unasked = unasked};
   }
   std::vector<std::string> names;
+  for (const auto& builtin : prompts::builtin_commands())
+    names.push_back("/" + std::string(builtin.name));
   for (const auto& command : commands) names.push_back("/" + command.name);
   return fail(ErrorCode::invalid_argument,
               fmt::format("unknown command /{} ({}); to send text that starts with \"/\", put a "
                           "space before it",
-                          slash->name,
-                          names.empty() ? std::string("no commands are defined: see "
-                                                      "docs/workflows.md")
-                                        : "commands: " + fmt::format("{}", fmt::join(names, " "))));
+                          slash->name, "commands: " + fmt::format("{}", fmt::join(names, " "))));
 }
 
 bool AgentCore::offered_in_turn(const session::Context& context, std::string_view tool) const {

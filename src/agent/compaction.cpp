@@ -75,16 +75,50 @@ asio::awaitable<void> AgentCore::compact_if_needed(const std::string& turn_id, i
     }
   }
   if (request.messages.empty()) co_return;
-  if (has_hooks(policy::HookEvent::pre_compact)) {
-    auto hooking =
-        run_hooks(policy::HookEvent::pre_compact, {},
-                  nlohmann::json{{"trigger", "auto"}, {"custom_instructions", ""}}, turn_id, "");
-    co_await std::move(hooking);
-  }
   const auto keep_budget = static_cast<std::int64_t>(keep_fraction * static_cast<double>(window));
   const std::size_t cut = choose_cut(request.messages, keep_budget);
   if (cut == 0) co_return;
+  co_await compact(turn_id, step, std::move(request), std::move(seqs), cut, tokens, "");
+}
 
+asio::awaitable<void> AgentCore::compact_on_request(std::string focus) {
+  llm::Request request;
+  std::vector<session::Seq> seqs;
+  std::int64_t tokens = fixed_tokens_;
+  {
+    std::lock_guard lock(mutex_);
+    const auto& context = context_.context();
+    for (const auto& message : context.messages) tokens += estimate_message_tokens(message);
+    request = build_request(context);
+    seqs = context.message_seqs;
+    // Everything so far is summarized: the summary stands for the events up
+    // to the last one, and every later message is kept.
+    seqs.push_back(context.last_seq + 1);
+  }
+  if (request.messages.empty()) co_return;
+  const std::size_t cut = request.messages.size();
+  {
+    std::lock_guard lock(mutex_);
+    activity_ = "Compacting the conversation";
+  }
+  set_state(DriverState::running);
+  co_await compact("", 0, std::move(request), std::move(seqs), cut, tokens, std::move(focus));
+  std::lock_guard lock(mutex_);
+  activity_.clear();
+}
+
+// `seqs[cut]` is the first event kept after the summary.
+asio::awaitable<void> AgentCore::compact(const std::string& turn_id, int step, llm::Request request,
+                                         std::vector<session::Seq> seqs, std::size_t cut,
+                                         std::int64_t tokens, std::string focus) {
+  const bool manual = turn_id.empty();
+  if (has_hooks(policy::HookEvent::pre_compact)) {
+    auto hooking = run_hooks(
+        policy::HookEvent::pre_compact, {},
+        nlohmann::json{{"trigger", manual ? "manual" : "auto"}, {"custom_instructions", focus}},
+        turn_id, "");
+    co_await std::move(hooking);
+  }
   llm::Request summarize{.model = request.model,
                          .system = std::string(summary_system),
                          .messages = {request.messages.begin(),
@@ -92,11 +126,21 @@ asio::awaitable<void> AgentCore::compact_if_needed(const std::string& turn_id, i
                          // Providers want the tools that the history's calls used.
                          .tools = request.tools,
                          .max_output_tokens = std::int64_t{8192}};
-  summarize.messages.push_back(llm::Message{
-      .role = llm::Role::user, .content = {llm::TextBlock{std::string(summary_instruction)}}});
+  std::string instruction(summary_instruction);
+  if (!focus.empty()) instruction += "\n\nFocus the summary on: " + focus;
+  summarize.messages.push_back(
+      llm::Message{.role = llm::Role::user, .content = {llm::TextBlock{std::move(instruction)}}});
   auto streaming = cancellable(binding_.provider->stream(summarize, {}));
   Result<llm::Response> result = co_await std::move(streaming);
-  if (!result) co_return;  // cancelled: the step notices the abort
+  if (!result) {
+    // Cancelled: an automatic one lets the step notice the abort.
+    if (manual && result.error().code != ErrorCode::cancelled) {
+      (void)append(
+          {session::ErrorOccurred{.code = std::string(to_string(result.error().code)),
+                                  .message = "compaction failed: " + result.error().message}});
+    }
+    co_return;
+  }
   std::vector<session::EventBody> events;
   if (result->usage != llm::Usage{}) {
     events.emplace_back(session::UsageRecorded{
@@ -104,8 +148,12 @@ asio::awaitable<void> AgentCore::compact_if_needed(const std::string& turn_id, i
   }
   const std::string summary = text_of(result->message);
   if (const auto& error = result->error; error || summary.empty()) {
-    spdlog::warn("agent {}: compaction skipped: {}", session_id_,
-                 error ? error->message : std::string("empty summary"));
+    const std::string why = error ? error->message : std::string("empty summary");
+    spdlog::warn("agent {}: compaction skipped: {}", session_id_, why);
+    if (manual) {
+      events.emplace_back(
+          session::ErrorOccurred{.code = "compaction", .message = "compaction failed: " + why});
+    }
   } else {
     events.emplace_back(session::Compacted{
         .summary = summary, .first_kept_seq = seqs[cut], .tokens_before = tokens});

@@ -30,6 +30,8 @@ bool valid_input_id(std::string_view id) {
 void AgentCore::remember_input(const session::Event& event) {
   if (const auto* input = std::get_if<session::InputAcknowledged>(&event.body)) {
     acknowledged_.emplace(input->input_id, event.seq);
+  } else if (const auto* answered = std::get_if<session::CommandOutput>(&event.body)) {
+    acknowledged_.emplace(answered->input_id, event.seq);
   }
 }
 
@@ -126,12 +128,25 @@ void AgentCore::prepare(const std::filesystem::path& cwd) {
   std::erase_if(
       skills, [this](const Skill& skill) { return options_.disabled_skills.contains(skill.name); });
   if (!skills.empty() && !tools_.find("skill")) tools_.add(make_skill_tool(skills));
+  tool_context_ = tool::ToolContext{.cwd = cwd, .limits = options_.limits, .executor = strand_};
+  if (options_.memory && !tools_.find("memory")) tools_.add(make_memory_tool(memory_places()));
+  if (options_.subagents && !tools_.find("task")) {
+    agents_ = prompts::discover_agents({.cwd = cwd, .home = options_.home});
+    tools_.add(make_task_tool(weak_from_this(), agents_));
+  }
   if (options_.system_prompt) {
     system_prompt_ = *options_.system_prompt;
   } else {
     project_context_ = prompts::load_project_context({.cwd = cwd, .home = options_.home});
-    system_prompt_ =
-        build_system_prompt({.cwd = cwd, .project = project_context_, .skills = std::move(skills)});
+    prompt_inputs_ = PromptInputs{.cwd = cwd,
+                                  .project = project_context_,
+                                  .skills = std::move(skills),
+                                  .memory = options_.memory};
+    if (options_.memory) {
+      prompt_inputs_.memory_index = prompts::memory_index(prompts::list_memory(memory_places()));
+    }
+    system_prompt_ = build_system_prompt(prompt_inputs_);
+    built_prompt_ = true;
   }
   if (!options_.append_system_prompt.empty()) {
     if (!system_prompt_.empty()) system_prompt_ += "\n\n";
@@ -140,10 +155,27 @@ void AgentCore::prepare(const std::filesystem::path& cwd) {
   own_tools_ = tools_.size();
   add_source_tools();
   publish_tool_specs();
-  tool_context_ = tool::ToolContext{.cwd = cwd, .limits = options_.limits, .executor = strand_};
   // A sandbox the kernel cannot give is not applied; effective_rules() then
   // makes the calls it would have covered ask instead.
   if (permissions_ && !sandbox_unavailable()) tool_context_.sandbox = permissions_->sandbox;
+}
+
+prompts::MemoryPlaces AgentCore::memory_places() const {
+  return {.home = options_.home, .cwd = tool_context_.cwd};
+}
+
+void AgentCore::refresh_memory_index() {
+  if (!built_prompt_ || !options_.memory) return;
+  std::string index = prompts::memory_index(prompts::list_memory(memory_places()));
+  if (index == prompt_inputs_.memory_index) return;
+  prompt_inputs_.memory_index = std::move(index);
+  std::string prompt = build_system_prompt(prompt_inputs_);
+  if (!options_.append_system_prompt.empty()) prompt += "\n\n" + options_.append_system_prompt;
+  {
+    std::lock_guard lock(mutex_);  // status and context reports read it
+    system_prompt_ = std::move(prompt);
+  }
+  publish_tool_specs();  // the fixed token estimate follows the prompt
 }
 
 void AgentCore::launch() {
@@ -223,40 +255,34 @@ Result<InputReceipt> AgentCore::acknowledge(session::InputKind kind, Input input
     if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
   }
   InputReceipt receipt{.input_id = input.input_id.empty() ? base::new_id() : input.input_id};
-  {
-    // A resent input gets its first receipt, even if its command is gone.
-    std::lock_guard lock(mutex_);
-    if (auto known = acknowledged_.find(receipt.input_id); known != acknowledged_.end()) {
-      receipt.seq = known->second;
-      receipt.duplicate = true;
-      return receipt;
-    }
-  }
+  // A resent input gets its first receipt, even if its command is gone.
+  if (answered_before(receipt)) return receipt;
   // A slash command is expanded here, once: the log keeps what was typed and
   // what the model gets, so a replay or a restart needs no template file.
   AVA_TRY(ExpandedCommand command, expand_command(input.text));
+  if (command.builtin) {
+    if (!input.attachments.empty()) {
+      return fail(ErrorCode::invalid_argument, "/" + command.name + " takes no attachments");
+    }
+    return answer_builtin(std::move(receipt), std::move(input.text), command);
+  }
   {
     // The gate: a claim never runs between this append and the pending
     // queue seeing it (on_durable applies it before append returns). It
     // also orders two sends of one id, so only the first is appended.
     std::lock_guard gate(gate_);
-    {
-      std::lock_guard lock(mutex_);
-      if (auto known = acknowledged_.find(receipt.input_id); known != acknowledged_.end()) {
-        receipt.seq = known->second;
-        receipt.duplicate = true;
-        return receipt;
-      }
-    }
-    AVA_TRY(receipt.seq, append({session::InputAcknowledged{
-                             .input_id = receipt.input_id,
-                             .kind = kind,
-                             .text = std::move(input.text),
-                             .attachments = std::move(input.attachments),
-                             .command = std::move(command.name),
-                             .expansion = std::move(command.expansion),
-                             .allowed_tools = std::move(command.allowed_tools),
-                             .allowed_tools_unasked = command.allowed_tools_unasked}}));
+    if (answered_before(receipt)) return receipt;
+    AVA_TRY(
+        receipt.seq,
+        append({session::InputAcknowledged{.input_id = receipt.input_id,
+                                           .kind = kind,
+                                           .text = std::move(input.text),
+                                           .attachments = std::move(input.attachments),
+                                           .command = std::move(command.name),
+                                           .expansion = std::move(command.expansion),
+                                           .allowed_tools = std::move(command.allowed_tools),
+                                           .allowed_tools_unasked = command.allowed_tools_unasked,
+                                           .plan = command.plan}}));
   }
   {
     std::lock_guard lock(mutex_);
@@ -266,13 +292,48 @@ Result<InputReceipt> AgentCore::acknowledge(session::InputKind kind, Input input
   return receipt;
 }
 
-Result<void> AgentCore::request_pause() {
+bool AgentCore::answered_before(InputReceipt& receipt) const {
   std::lock_guard lock(mutex_);
-  if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
-  pause_requested_ = true;
-  if (state_ == DriverState::running) state_ = DriverState::pausing;
-  wake_pending_ = true;
-  asio::post(strand_, [self = shared_from_this()] { self->wake_timer_.cancel(); });
+  const auto known = acknowledged_.find(receipt.input_id);
+  if (known == acknowledged_.end()) return false;
+  receipt.seq = known->second;
+  receipt.duplicate = true;
+  return true;
+}
+
+Result<InputReceipt> AgentCore::answer_builtin(InputReceipt receipt, std::string text,
+                                               const ExpandedCommand& command) {
+  std::vector<session::EventBody> events;
+  AVA_TRY(std::string output, run_builtin(command, events));
+  events.emplace_back(session::CommandOutput{.input_id = receipt.input_id,
+                                             .text = std::move(text),
+                                             .command = command.name,
+                                             .output = std::move(output)});
+  {
+    std::lock_guard gate(gate_);
+    if (answered_before(receipt)) return receipt;
+    AVA_TRY(receipt.seq, append(std::move(events)));
+  }
+  notify();  // /compact: the driver runs it when idle
+  return receipt;
+}
+
+std::vector<std::shared_ptr<Agent>> AgentCore::children() const {
+  std::lock_guard lock(mutex_);
+  return children_;
+}
+
+Result<void> AgentCore::request_pause() {
+  {
+    std::lock_guard lock(mutex_);
+    if (close_requested_) return fail(ErrorCode::conflict, "the agent is closed");
+    pause_requested_ = true;
+    if (state_ == DriverState::running) state_ = DriverState::pausing;
+    wake_pending_ = true;
+    asio::post(strand_, [self = shared_from_this()] { self->wake_timer_.cancel(); });
+  }
+  // A subagent pauses at its own next step boundary.
+  for (const auto& child : children()) (void)child->pause();
   return {};
 }
 
@@ -284,6 +345,7 @@ Result<void> AgentCore::request_resume() {
     held_ = false;
     if (state_ == DriverState::pausing) state_ = DriverState::running;
   }
+  for (const auto& child : children()) (void)child->resume();
   notify();
   return {};
 }
@@ -305,6 +367,7 @@ Result<void> AgentCore::request_abort() {
     self->wake_timer_.cancel();
     self->approval_timer_.cancel();
   });
+  for (const auto& child : children()) (void)child->abort();
   notify();
   return {};
 }
@@ -351,6 +414,8 @@ void AgentCore::request_close() {
     self->cancel_.emit(asio::cancellation_type::terminal);
     self->approval_timer_.cancel();
   });
+  // A running subagent ends its turn; the call that started it is interrupted.
+  for (const auto& child : children()) (void)child->abort();
   notify();
 }
 
@@ -383,7 +448,8 @@ Status AgentCore::status() const {
                 .approvals = approvals_of(context),
                 .permission_mode = effective_mode(),
                 .sandbox = sandbox_name(),
-                .granted_rules = context.granted_rules};
+                .granted_rules = context.granted_rules,
+                .goal = context.goal};
 }
 
 std::vector<session::ApprovalRequested> AgentCore::approvals_of(const session::Context& context) {
@@ -423,7 +489,8 @@ asio::awaitable<void> AgentCore::wait_idle() {
   // The predicate runs with mutex_ held. It is a named variable, not a
   // temporary inside co_await, which g++ 12 mishandles.
   std::function<bool()> settled = [this] {
-    const bool runnable = !context_.context().pending.empty() && !held_;
+    const bool runnable =
+        (!context_.context().pending.empty() && !held_) || compact_requested_.has_value();
     // Paused counts only while the pause still stands (not after a resume
     // or an abort the driver has yet to see).
     const bool paused =

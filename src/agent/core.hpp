@@ -21,7 +21,10 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "ava/agent/agent.hpp"
+#include "ava/agent/prompt.hpp"
+#include "ava/prompts/agents.hpp"
 #include "ava/prompts/commands.hpp"
+#include "ava/prompts/memory.hpp"
 #include "ava/prompts/project_context.hpp"
 #include "ava/session/context.hpp"
 #include "ava/session/log_writer.hpp"
@@ -55,6 +58,9 @@ struct ExpandedCommand {
   std::string expansion;
   std::vector<std::string> allowed_tools;
   bool allowed_tools_unasked = false;
+  bool plan = false;     // /plan TASK: a read-only turn that answers with a plan
+  bool builtin = false;  // answered by the agent (builtins.cpp), never the model
+  std::string arguments;
 };
 
 struct HookOutcome {
@@ -62,6 +68,17 @@ struct HookOutcome {
   std::string reason;
   std::optional<nlohmann::json> updated_input;
   std::string additional_context;  // UserPromptSubmit, every hook's in order
+};
+
+// A call before it runs: a result already (refused, unknown, bad
+// arguments), suspended (closing while it waits for a person), or the tool
+// and the arguments (after any PreToolUse rewrite) to run it with.
+struct Prepared {
+  std::optional<session::ToolResult> result;
+  bool suspended = false;
+  tool::Tool* tool = nullptr;
+  nlohmann::json arguments;
+  std::string label;  // the activity shown while it runs
 };
 
 struct Gate {
@@ -73,6 +90,18 @@ struct Gate {
 
 // The call as the policy sees it: its category, path or command.
 policy::ToolCall describe_call(const tool::ToolSpec& spec, const nlohmann::json& arguments);
+
+// memory_tool.cpp: the `memory` tool over the prompts package's notes, and
+// its calls as the policy sees them (list/read: reads; the rest: edits of
+// the note's file).
+std::unique_ptr<tool::Tool> make_memory_tool(prompts::MemoryPlaces places);
+
+class AgentCore;
+// subagents.cpp: the `task` tool, listing the definitions it can start.
+std::unique_ptr<tool::Tool> make_task_tool(std::weak_ptr<AgentCore> core,
+                                           const std::vector<prompts::AgentDefinition>& agents);
+policy::ToolCall describe_memory_call(const nlohmann::json& arguments,
+                                      const prompts::MemoryPlaces& places);
 
 // Everything behind Agent. The driver coroutine runs on `strand_` and keeps
 // the core alive; API calls come from any thread.
@@ -116,7 +145,15 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   boost::asio::awaitable<void> wait_idle();
   boost::asio::awaitable<Result<void>> close();
 
+  // subagents.cpp: runs one `task` call's child to the end of its turn.
+  boost::asio::awaitable<Result<tool::ToolResult>> run_subagent(std::string call_id,
+                                                                nlohmann::json arguments);
+
  private:
+  Result<AgentOptions> child_options(const prompts::AgentDefinition& definition,
+                                     const std::string& call_id) const;
+  // Running subagents, for abort, pause, resume and close to reach.
+  std::vector<std::shared_ptr<Agent>> children() const;
   // Completes once `settled` (called with mutex_ held) is true.
   boost::asio::awaitable<void> wait_until(std::function<bool()> settled);
   // driver.cpp
@@ -136,6 +173,20 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   // commands.cpp: "/name args" through the prompts package's templates; an
   // unknown name is an error the sender sees. Any thread; reads files.
   Result<ExpandedCommand> expand_command(std::string_view text) const;
+  // builtins.cpp: a built-in's answer for the person (events such as
+  // goal_set go to `events`); any thread, no lock held.
+  Result<std::string> run_builtin(const ExpandedCommand& command,
+                                  std::vector<session::EventBody>& events);
+  Result<InputReceipt> answer_builtin(InputReceipt receipt, std::string text,
+                                      const ExpandedCommand& command);
+  // The id was acknowledged (or answered) before: `receipt` gets the first
+  // event's seq and is marked a duplicate.
+  bool answered_before(InputReceipt& receipt) const;
+  std::string help_text() const;
+  Result<std::string> model_command(const std::string& args);
+  std::string memory_text() const;
+  std::string context_text() const;
+  std::string cost_text() const;
   // Whether a tool is offered in this turn: every tool, unless the turn
   // took a slash command with allowed-tools. mutex_ held.
   bool offered_in_turn(const session::Context& context, std::string_view tool) const;
@@ -154,6 +205,18 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
                                                  const std::vector<llm::ToolCallBlock>& calls);
   boost::asio::awaitable<std::optional<session::ToolResult>> run_tool(
       const std::string& turn_id, int step, const llm::ToolCallBlock& call);
+  boost::asio::awaitable<Prepared> prepare_call(const std::string& turn_id, int step,
+                                                const llm::ToolCallBlock& call);
+  boost::asio::awaitable<session::ToolResult> finish_call(const std::string& turn_id, int step,
+                                                          const llm::ToolCallBlock& call,
+                                                          const Prepared& prepared,
+                                                          Result<tool::ToolResult> outcome);
+  void end_activity(const std::string& turn_id, const llm::ToolCallBlock& call,
+                    const std::string& label);
+  // Consecutive `task` calls: gated one by one, then run at once (bounded);
+  // results in the model's order. nullopt: suspended (closing).
+  boost::asio::awaitable<std::optional<std::vector<session::ToolResult>>> run_tasks(
+      const std::string& turn_id, int step, const std::vector<llm::ToolCallBlock>& calls);
   boost::asio::awaitable<StepOutcome> resume_step(const TurnPlan& plan);
   // An unstarted plan dropped by an abort: its calls skipped, step and turn closed.
   void abandon_plan(const TurnPlan& plan);
@@ -169,6 +232,8 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
                                                 nlohmann::json input, std::string turn_id,
                                                 std::string call_id);
   bool has_hooks(policy::HookEvent event, std::string_view tool = {}) const;
+  // describe_call, with the memory tool's calls resolved to their notes.
+  policy::ToolCall describe(const tool::Tool& tool, const nlohmann::json& arguments) const;
   boost::asio::awaitable<std::optional<session::ApprovalDecided>> await_decision(
       const std::string& approval_id);
   // The settings' rules with the log's mode and granted rules; mutex_ held.
@@ -182,8 +247,17 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   // request.cpp / compaction.cpp
   llm::Request build_request(const session::Context& context) const;
   boost::asio::awaitable<void> compact_if_needed(const std::string& turn_id, int step);
+  // /compact between turns: everything so far becomes the summary.
+  boost::asio::awaitable<void> compact_on_request(std::string focus);
+  boost::asio::awaitable<void> compact(const std::string& turn_id, int step, llm::Request request,
+                                       std::vector<session::Seq> seqs, std::size_t cut,
+                                       std::int64_t tokens, std::string focus);
 
   void prepare(const std::filesystem::path& cwd);
+  // The memory index in the system prompt, read again at a turn's start;
+  // the prompt is rebuilt only when the index changed. On the strand.
+  void refresh_memory_index();
+  prompts::MemoryPlaces memory_places() const;
   // tools.cpp: the source's tools after the agent's own; refreshed between
   // steps (on the strand) when the source's generation moved.
   void add_source_tools();
@@ -209,8 +283,11 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   std::uint64_t source_generation_ = 0;
   std::string system_prompt_;
   prompts::ProjectContext project_context_;  // the files read into system_prompt_
+  PromptInputs prompt_inputs_;               // what system_prompt_ was built from
+  bool built_prompt_ = false;                // false: options_.system_prompt replaced it
   std::vector<llm::ToolSpec> tool_specs_;    // the registry's, as sent; changed under mutex_
-  std::int64_t fixed_tokens_ = 0;            // system prompt and tool schemas
+  std::unordered_set<std::string> read_only_tools_;  // offered in a /plan turn; under mutex_
+  std::int64_t fixed_tokens_ = 0;                    // system prompt and tool schemas
   tool::ToolContext tool_context_;
   boost::asio::steady_timer wake_timer_;
   boost::asio::steady_timer approval_timer_;  // a call waiting for its decision
@@ -235,6 +312,9 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   bool close_requested_ = false;
   bool held_ = false;  // after a failed turn: wait for input or resume()
   bool driver_done_ = false;
+  std::optional<std::string> compact_requested_;  // /compact's focus, until the driver runs it
+  std::vector<std::shared_ptr<Agent>> children_;  // running subagents
+  std::vector<prompts::AgentDefinition> agents_;  // what `task` may start; fixed at start
   std::optional<ProviderBinding> next_binding_;
   std::string current_turn_;
   int current_step_ = 0;

@@ -3,8 +3,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 
@@ -71,50 +74,56 @@ std::string activity_label(const llm::ToolCallBlock& call) {
 asio::awaitable<ToolsOutcome> AgentCore::run_tools(const std::string& turn_id, int step,
                                                    const std::vector<llm::ToolCallBlock>& calls) {
   bool aborted = false;
-  for (const auto& call : calls) {
+  for (std::size_t i = 0; i < calls.size();) {
     if (!aborted) {
       std::lock_guard lock(mutex_);
       aborted = abort_requested_;  // closing aborts too
     }
-    // (Not a conditional expression: g++ 12 mishandles co_await inside one.)
-    std::optional<session::ToolResult> result;
+    // A run of `task` calls runs at once; any other call on its own.
+    std::size_t run = 1;
+    if (!aborted && calls[i].name == "task" && options_.subagents) {
+      while (i + run < calls.size() && calls[i + run].name == "task") ++run;
+    }
+    std::vector<session::ToolResult> results;
     if (aborted) {
-      result = error_result(turn_id, step, call, session::ToolStatus::skipped,
-                            "Skipped: the user aborted the turn before this tool call started.");
+      results.push_back(
+          error_result(turn_id, step, calls[i], session::ToolStatus::skipped,
+                       "Skipped: the user aborted the turn before this tool call started."));
+    } else if (run > 1) {
+      const std::vector<llm::ToolCallBlock> group(
+          calls.begin() + static_cast<std::ptrdiff_t>(i),
+          calls.begin() + static_cast<std::ptrdiff_t>(i + run));
+      auto running = run_tasks(turn_id, step, group);
+      auto done = co_await std::move(running);
+      if (!done) co_return ToolsOutcome::suspended;
+      results = std::move(*done);
     } else {
-      result = co_await run_tool(turn_id, step, call);
+      // (Not a conditional expression: g++ 12 mishandles co_await inside one.)
+      std::optional<session::ToolResult> result = co_await run_tool(turn_id, step, calls[i]);
+      if (!result) co_return ToolsOutcome::suspended;
+      results.push_back(std::move(*result));
     }
-    if (!result) co_return ToolsOutcome::suspended;
-    if (result->status == session::ToolStatus::interrupted ||
-        result->status == session::ToolStatus::skipped) {
-      aborted = true;
+    i += results.size();
+    for (auto& result : results) {
+      if (result.status == session::ToolStatus::interrupted ||
+          result.status == session::ToolStatus::skipped) {
+        aborted = true;
+      }
+      if (auto appended = append({std::move(result)}); !appended) co_return ToolsOutcome::aborted;
     }
-    if (auto appended = append({std::move(*result)}); !appended) co_return ToolsOutcome::aborted;
   }
   co_return aborted ? ToolsOutcome::aborted : ToolsOutcome::completed;
 }
 
-asio::awaitable<std::optional<session::ToolResult>> AgentCore::run_tool(
-    const std::string& turn_id, int step, const llm::ToolCallBlock& call) {
-  const std::string label = activity_label(call);
+asio::awaitable<Prepared> AgentCore::prepare_call(const std::string& turn_id, int step,
+                                                  const llm::ToolCallBlock& call) {
+  Prepared prepared{.label = activity_label(call)};
   {
     std::lock_guard lock(mutex_);
-    activity_ = label;
+    activity_ = prepared.label;
   }
-  emit_live(
-      ToolActivity{.turn_id = turn_id, .call_id = call.id, .tool_name = call.name, .label = label});
-  auto finish = [&](session::ToolResult result) {
-    {
-      std::lock_guard lock(mutex_);
-      activity_.clear();
-    }
-    emit_live(ToolActivity{.turn_id = turn_id,
-                           .call_id = call.id,
-                           .tool_name = call.name,
-                           .label = label,
-                           .finished = true});
-    return result;
-  };
+  emit_live(ToolActivity{
+      .turn_id = turn_id, .call_id = call.id, .tool_name = call.name, .label = prepared.label});
 
   tool::Tool* tool = tools_.find(call.name);
   bool offered = true;
@@ -125,57 +134,61 @@ asio::awaitable<std::optional<session::ToolResult>> AgentCore::run_tool(
     allowed = context_.context().turn_allowed_tools;
   }
   if (tool && !offered) {
-    co_return finish(
+    prepared.result =
         error_result(turn_id, step, call, session::ToolStatus::error,
                      fmt::format("{} is not available in this turn: the slash command allows "
                                  "only {}.",
-                                 call.name, fmt::join(allowed, ", "))));
+                                 call.name, fmt::join(allowed, ", ")));
+    co_return prepared;
   }
   if (!tool) {
     std::string names;
     for (const auto& known : tools_.tools()) {
       names += (names.empty() ? "" : ", ") + known->spec().name;
     }
-    co_return finish(
+    prepared.result =
         error_result(turn_id, step, call, session::ToolStatus::error,
-                     fmt::format("Unknown tool {}. Available tools: {}.", call.name, names)));
+                     fmt::format("Unknown tool {}. Available tools: {}.", call.name, names));
+    co_return prepared;
   }
   // The model's JSON is untrusted like any peer's: nesting is bounded.
   auto parsed = base::parse_json(call.arguments.empty() ? std::string_view("{}") : call.arguments);
   if (!parsed || !parsed->is_object()) {
-    co_return finish(
+    prepared.result =
         error_result(turn_id, step, call, session::ToolStatus::error,
                      fmt::format("The arguments of {} are not a JSON object{}: {}", call.name,
                                  parsed ? "" : " (" + parsed.error().message + ")",
-                                 first_line(call.arguments, 200))));
+                                 first_line(call.arguments, 200)));
+    co_return prepared;
   }
-  json arguments = std::move(*parsed);
+  prepared.tool = tool;
+  prepared.arguments = std::move(*parsed);
 
-  auto gating = permission_gate(turn_id, step, call, *tool, arguments);
+  auto gating = permission_gate(turn_id, step, call, *tool, prepared.arguments);
   Gate gate = co_await std::move(gating);
   if (gate.kind == Gate::suspend) {
-    finish(session::ToolResult{});
-    co_return std::nullopt;
-  }
-  if (gate.kind == Gate::refuse) {
+    prepared.suspended = true;
+  } else if (gate.kind == Gate::refuse) {
     auto refused = error_result(turn_id, step, call, gate.status, std::move(gate.text));
     refused.details = std::move(gate.details);
-    co_return finish(std::move(refused));
+    prepared.result = std::move(refused);
   }
+  co_return prepared;
+}
 
-  auto invoking = cancellable(tool::invoke(*tool, arguments, tool_context_));
-  Result<tool::ToolResult> outcome = co_await std::move(invoking);
+asio::awaitable<session::ToolResult> AgentCore::finish_call(const std::string& turn_id, int step,
+                                                            const llm::ToolCallBlock& call,
+                                                            const Prepared& prepared,
+                                                            Result<tool::ToolResult> outcome) {
   bool interrupted = false;
   {
     std::lock_guard lock(mutex_);
     interrupted = abort_requested_;
   }
-
   if (!outcome) {
     const auto status = interrupted ? session::ToolStatus::interrupted : session::ToolStatus::error;
-    co_return finish(
-        error_result(turn_id, step, call, status,
-                     fmt::format("{} failed: {}", call.name, outcome.error().message)));
+    co_return error_result(turn_id, step, call, status,
+                           fmt::format("{} failed: {}", call.name, outcome.error().message));
   }
   session::ToolResult result{
       .turn_id = turn_id,
@@ -197,7 +210,7 @@ asio::awaitable<std::optional<session::ToolResult>> AgentCore::run_tool(
       if (const auto* block = std::get_if<llm::TextBlock>(&part)) text += block->text;
     }
     json input{{"tool_name", policy::hook_tool_name(call.name)},
-               {"tool_input", arguments},
+               {"tool_input", prepared.arguments},
                {"tool_response",
                 {{"content", std::move(text)},
                  {"is_error", result.status == session::ToolStatus::error},
@@ -209,7 +222,95 @@ asio::awaitable<std::optional<session::ToolResult>> AgentCore::run_tool(
       result.content.emplace_back(llm::TextBlock{"[PostToolUse hook: " + hooked.reason + "]"});
     }
   }
-  co_return finish(std::move(result));
+  co_return result;
+}
+
+void AgentCore::end_activity(const std::string& turn_id, const llm::ToolCallBlock& call,
+                             const std::string& label) {
+  {
+    std::lock_guard lock(mutex_);
+    activity_.clear();
+  }
+  emit_live(ToolActivity{.turn_id = turn_id,
+                         .call_id = call.id,
+                         .tool_name = call.name,
+                         .label = label,
+                         .finished = true});
+}
+
+asio::awaitable<std::optional<session::ToolResult>> AgentCore::run_tool(
+    const std::string& turn_id, int step, const llm::ToolCallBlock& call) {
+  Prepared prepared = co_await prepare_call(turn_id, step, call);
+  if (prepared.suspended) {
+    end_activity(turn_id, call, prepared.label);
+    co_return std::nullopt;
+  }
+  if (prepared.result) {
+    end_activity(turn_id, call, prepared.label);
+    co_return std::move(prepared.result);
+  }
+  tool::ToolContext context = tool_context_;
+  context.call_id = call.id;
+  auto invoking = cancellable(tool::invoke(*prepared.tool, prepared.arguments, context));
+  Result<tool::ToolResult> outcome = co_await std::move(invoking);
+  auto finishing = finish_call(turn_id, step, call, prepared, std::move(outcome));
+  session::ToolResult result = co_await std::move(finishing);
+  end_activity(turn_id, call, prepared.label);
+  co_return result;
+}
+
+asio::awaitable<std::optional<std::vector<session::ToolResult>>> AgentCore::run_tasks(
+    const std::string& turn_id, int step, const std::vector<llm::ToolCallBlock>& calls) {
+  // Asked one at a time (a person answers approvals in order), then run.
+  std::vector<Prepared> prepared;
+  for (const auto& call : calls) {
+    prepared.push_back(co_await prepare_call(turn_id, step, call));
+    if (prepared.back().suspended) co_return std::nullopt;  // nothing of the group ran
+  }
+  const std::size_t count = calls.size();
+  std::vector<std::optional<Result<tool::ToolResult>>> outcomes(count);
+  std::vector<tool::ToolContext> contexts(count, tool_context_);
+  std::vector<std::size_t> waiting;
+  for (std::size_t i = 0; i < count; ++i) {
+    contexts[i].call_id = calls[i].id;
+    if (!prepared[i].result) waiting.push_back(i);
+  }
+  // Each finished child starts the next (at most max_parallel_subagents at
+  // once); the last one wakes this coroutine. All on the strand.
+  asio::steady_timer all_done(strand_, asio::steady_timer::time_point::max());
+  std::size_t remaining = waiting.size();
+  std::size_t next = 0;
+  std::function<void()> start_next = [&] {
+    const std::size_t i = waiting[next++];
+    asio::co_spawn(
+        strand_, tool::invoke(*prepared[i].tool, prepared[i].arguments, contexts[i]),
+        asio::bind_executor(
+            strand_, [&, i](const std::exception_ptr& error, Result<tool::ToolResult> outcome) {
+              outcomes[i] =
+                  error ? Result<tool::ToolResult>(fail(ErrorCode::internal, "the subagent failed"))
+                        : std::move(outcome);
+              if (next < waiting.size()) start_next();
+              if (--remaining == 0) all_done.cancel();
+            }));
+  };
+  const std::size_t parallel =
+      std::min<std::size_t>(waiting.size(), std::max(1, options_.max_parallel_subagents));
+  for (std::size_t started = 0; started < parallel; ++started) start_next();
+  while (remaining > 0) {
+    all_done.expires_at(asio::steady_timer::time_point::max());
+    co_await all_done.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+  std::vector<session::ToolResult> results;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (prepared[i].result) {
+      results.push_back(std::move(*prepared[i].result));
+    } else {
+      auto finishing = finish_call(turn_id, step, calls[i], prepared[i], std::move(*outcomes[i]));
+      results.push_back(co_await std::move(finishing));
+    }
+    end_activity(turn_id, calls[i], prepared[i].label);
+  }
+  co_return results;
 }
 
 }  // namespace ava::agent

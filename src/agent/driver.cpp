@@ -124,6 +124,15 @@ asio::awaitable<std::optional<TurnPlan>> AgentCore::next_turn() {
       paused_turn_.reset();
       co_return plan;
     }
+    std::optional<std::string> compaction;
+    {
+      std::lock_guard lock(mutex_);
+      compaction.swap(compact_requested_);
+    }
+    if (compaction) {
+      co_await compact_on_request(std::move(*compaction));
+      continue;
+    }
     {
       std::lock_guard gate(gate_);
       std::lock_guard lock(mutex_);
@@ -213,6 +222,7 @@ asio::awaitable<void> AgentCore::run_turn(TurnPlan plan) {
     pausing = pause_requested_;
   }
   set_state(pausing ? DriverState::pausing : DriverState::running);
+  if (plan.is_new) refresh_memory_index();
   bool stop_hook_continued = false;
   for (int step = plan.next_step;; ++step) {
     const bool resuming = step == plan.next_step && !plan.resume_calls.empty();

@@ -58,6 +58,21 @@ policy::ToolCall describe_call(const tool::ToolSpec& spec, const json& arguments
   return call;
 }
 
+policy::ToolCall AgentCore::describe(const tool::Tool& tool, const json& arguments) const {
+  if (tool.spec().name == "memory" && options_.memory) {
+    return describe_memory_call(arguments, memory_places());
+  }
+  if (tool.spec().name == "task" && options_.subagents) {
+    // A read-only subagent (explore, plan) changes nothing: a read. Any other
+    // runs tools, under these same permissions.
+    const auto name = string_argument(arguments, "agent").value_or("");
+    const auto agent = std::ranges::find(agents_, name, &prompts::AgentDefinition::name);
+    const bool reads = agent != agents_.end() && agent->read_only;
+    return {.tool = "task", .category = reads ? policy::Category::read : policy::Category::execute};
+  }
+  return describe_call(tool.spec(), arguments);
+}
+
 bool AgentCore::sandbox_unavailable() const {
   return permissions_ && permissions_->sandbox.mode != proc::SandboxMode::off &&
          !proc::sandbox_support().filesystem();
@@ -111,6 +126,22 @@ asio::awaitable<Gate> AgentCore::permission_gate(const std::string& turn_id, int
       pending = answered->second;
     }
   }
+  bool plan_turn = false;
+  {
+    std::lock_guard lock(mutex_);
+    plan_turn = context_.context().turn_plan;
+  }
+  if (!pending && !permissions_ && plan_turn) {
+    // A /plan turn is read-only even for an agent without permission checks.
+    const policy::ToolCall described = describe(tool, arguments);
+    const policy::Decision decision =
+        policy::evaluate(policy::RuleSet{.mode = policy::Mode::plan}, described,
+                         {.project = tool_context_.cwd, .cwd = tool_context_.cwd});
+    if (decision.verdict == policy::Verdict::allow) co_return Gate{};
+    co_return Gate{.kind = Gate::refuse,
+                   .text = fmt::format("Not run: {}.", decision.reason),
+                   .details = permission_details("deny", decision.reason, decision.rule)};
+  }
   if (!pending) {
     if (!permissions_) co_return Gate{};
     // PreToolUse hooks first: a veto ends it; allow / ask weigh in below; a
@@ -132,12 +163,13 @@ asio::awaitable<Gate> AgentCore::permission_gate(const std::string& turn_id, int
       hook_says = hooked.outcome;
       if (hook_says == "ask" && !hooked.reason.empty()) hook_says += ": " + hooked.reason;
     }
-    const policy::ToolCall described = describe_call(tool.spec(), arguments);
+    const policy::ToolCall described = describe(tool, arguments);
     policy::RuleSet rules;
     {
       std::lock_guard lock(mutex_);
       rules = effective_rules();
     }
+    if (plan_turn) rules.mode = policy::Mode::plan;
     const policy::Places where = places();
     policy::Decision decision = policy::evaluate(rules, described, where);
     // A hook's allow skips asking, never a deny rule or plan mode; its ask
@@ -176,7 +208,12 @@ asio::awaitable<Gate> AgentCore::permission_gate(const std::string& turn_id, int
                                    .reason = decision.reason,
                                    .rule = decision.rule.value_or(""),
                                    .suggested_rules = policy::suggest_rules(described, where)};
+    // The state says `waiting` before the request reaches subscribers, so a
+    // client that sees the request and then asks for the status never finds
+    // the driver still `running`.
+    set_state(DriverState::waiting);
     if (auto asked = append({*pending}); !asked) {
+      set_state(DriverState::running);
       co_return Gate{
           .kind = Gate::refuse,
           .text = "Not run: the approval request could not be recorded: " + asked.error().message};

@@ -40,6 +40,14 @@ std::string build_system_prompt(const PromptInputs& inputs) {
         "</project_instructions>\n",
         inputs.project.text);
   }
+  if (inputs.memory) {
+    // Only the index: the model reads a note's body when it needs it.
+    prompt += inputs.memory_index.empty()
+                  ? "\nMemory: no notes yet. Save with the memory tool what later conversations "
+                    "will need (the user's preferences, project facts not in the files).\n"
+                  : "\nMemory notes (read one with the memory tool before relying on it):\n" +
+                        inputs.memory_index;
+  }
   if (!inputs.skills.empty()) {
     prompt += "\nSkills (load one with the skill tool when a task matches it):\n";
     for (const auto& skill : inputs.skills) {

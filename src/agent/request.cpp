@@ -83,6 +83,12 @@ llm::Request AgentCore::build_request(const session::Context& context) const {
     std::erase_if(request.tools,
                   [&](const llm::ToolSpec& spec) { return !offered_in_turn(context, spec.name); });
   }
+  // A /plan turn offers only what cannot change anything (the memory tool
+  // reads too, but its writes would be refused: it stays out).
+  if (context.turn_plan) {
+    std::erase_if(request.tools,
+                  [&](const llm::ToolSpec& spec) { return !read_only_tools_.contains(spec.name); });
+  }
   return request;
 }
 

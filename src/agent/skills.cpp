@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "ava/agent/prompt.hpp"
+#include "ava/base/home.hpp"
 #include "ava/prompts/front_matter.hpp"
 
 namespace ava::agent {
@@ -106,8 +107,18 @@ fs::path project_root(const fs::path& cwd) {
   return dir;
 }
 
-std::vector<fs::path> default_skill_roots(const fs::path& home, const fs::path& cwd) {
-  return {home / "skills", project_root(cwd) / ".ava" / "skills"};
+std::vector<fs::path> default_skill_roots(const fs::path& home, const fs::path& cwd,
+                                          bool claude_folders) {
+  const fs::path project = project_root(cwd);
+  std::vector<fs::path> roots;
+  const auto user_home = base::process_env("HOME");
+  if (claude_folders && user_home && !user_home->empty()) {
+    roots.push_back(fs::path(*user_home) / ".claude" / "skills");
+  }
+  roots.push_back(home / "skills");
+  if (claude_folders) roots.push_back(project / ".claude" / "skills");
+  roots.push_back(project / ".ava" / "skills");
+  return roots;
 }
 
 Result<std::string> load_skill_body(const Skill& skill) {

@@ -39,8 +39,13 @@ void AgentCore::refresh_source_tools() {
 void AgentCore::publish_tool_specs() {
   auto specs = to_llm_specs(tools_);
   const auto tokens = estimate_tokens(llm::Request{.system = system_prompt_, .tools = specs});
+  std::unordered_set<std::string> read_only;
+  for (const auto& tool : tools_.tools()) {
+    if (tool->spec().read_only) read_only.insert(tool->spec().name);
+  }
   std::lock_guard lock(mutex_);
   tool_specs_ = std::move(specs);
+  read_only_tools_ = std::move(read_only);
   fixed_tokens_ = tokens;
 }
 

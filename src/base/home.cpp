@@ -1,5 +1,7 @@
 #include "ava/base/home.hpp"
 
+#include <algorithm>
+
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -66,6 +68,33 @@ Result<fs::path> Home::ensure_dir(std::string_view name) const {
   auto path = root_ / name;
   AVA_TRY_VOID(ensure_private_dir(path));
   return path;
+}
+
+Result<std::optional<std::string>> active_profile(const EnvLookup& env) {
+  auto name = env("AVA_PROFILE");
+  if (!name || name->empty()) return std::optional<std::string>();
+  const bool valid =
+      name->size() <= 64 && name->front() != '.' && std::ranges::all_of(*name, [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '.' || c == '_' || c == '-';
+      });
+  if (!valid) {
+    return fail(ErrorCode::invalid_argument,
+                "a profile name is 1-64 of A-Z a-z 0-9 . _ - (AVA_PROFILE or --profile)");
+  }
+  return name;
+}
+
+Result<std::optional<fs::path>> profile_settings_file(const fs::path& home, const EnvLookup& env) {
+  AVA_TRY(const auto name, active_profile(env));
+  if (!name) return std::optional<fs::path>();
+  fs::path file = home / "profiles" / (*name + ".json");
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) {
+    return fail(ErrorCode::not_found,
+                "profile " + *name + " has no settings file: create " + file.string());
+  }
+  return file;
 }
 
 }  // namespace ava::base

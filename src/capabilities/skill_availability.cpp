@@ -5,6 +5,9 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "ava/base/json.hpp"
+#include "ava/base/private_file.hpp"
+
 namespace ava::capabilities {
 
 namespace fs = std::filesystem;
@@ -63,13 +66,43 @@ std::set<std::string> disabled_skills_for(const CapabilitiesStore& store, const 
   return disabled;
 }
 
+bool claude_skill_folders(const base::Home& home) {
+  std::vector<fs::path> files{home.file("settings.json")};
+  if (auto profile = base::profile_settings_file(home.root()); profile && *profile) {
+    files.push_back(**profile);
+  }
+  bool on = true;
+  for (const auto& file : files) {
+    std::error_code ec;
+    if (!fs::exists(file, ec)) continue;
+    auto text = base::read_file_limited(file, std::size_t{1} << 20);
+    if (!text) continue;  // the settings' own readers report a bad file
+    auto document = base::parse_json(*text);
+    if (!document || !document->is_object()) continue;
+    const auto skills = document->find("skills");
+    if (skills == document->end() || !skills->is_object()) continue;
+    const auto folders = skills->find("claudeFolders");
+    if (folders == skills->end()) continue;
+    if (!folders->is_boolean()) {
+      spdlog::warn("{}: skills.claudeFolders must be true or false", file.string());
+      continue;
+    }
+    on = folders->get<bool>();
+  }
+  return on;
+}
+
+std::vector<fs::path> skill_roots(const base::Home& home, const fs::path& folder) {
+  return agent::default_skill_roots(home.root(), folder, claude_skill_folders(home));
+}
+
 Result<std::vector<SkillListing>> list_skills(const base::Home& home,
                                               const CapabilitiesStore& store,
                                               const std::optional<fs::path>& folder) {
   std::vector<fs::path> roots{home.skills()};
   std::string key;
   if (folder) {
-    roots = agent::default_skill_roots(home.root(), *folder);
+    roots = skill_roots(home, *folder);
     key = skill_project_key(*folder);
   }
   AVA_TRY(auto switches, store.skill_switches(key));
@@ -78,8 +111,9 @@ Result<std::vector<SkillListing>> list_skills(const base::Home& home,
   for (auto& skill : agent::discover_skills(roots)) {
     SkillListing listing{.skill = std::move(skill)};
     // discover_skills keeps the later root's skill on a clash: the project's.
+    const fs::path root = listing.skill.file.parent_path().parent_path();
     const bool in_project =
-        roots.size() > 1 && listing.skill.file.parent_path().parent_path() == roots.back();
+        folder && (root == roots.back() || (roots.size() == 4 && root == roots[2]));
     listing.source = in_project ? "project" : "user";
     if (auto it = states.find(listing.skill.name); it != states.end()) listing.state = it->second;
     listings.push_back(std::move(listing));

@@ -2,10 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <stdlib.h>
+
 #include <array>
 #include <string>
 #include <string_view>
 
+#include "ava/base/home.hpp"
 #include "ava/base/log.hpp"
 #include "ava/base/version.hpp"
 #include "cli/commands.hpp"
@@ -29,7 +32,7 @@ struct Subcommand {
   std::string_view name;
   void (*add)(CLI::App&, CliContext&);
 };
-constexpr std::array<Subcommand, 7> subcommands{{
+constexpr std::array<Subcommand, 9> subcommands{{
     {"session", add_session_commands},
     {"debug", add_debug_commands},
     {"models", add_models_commands},
@@ -37,6 +40,8 @@ constexpr std::array<Subcommand, 7> subcommands{{
     {"mcp", add_all_mcp_commands},
     {"skill", add_skill_commands},
     {"permissions", add_permissions_commands},
+    {"settings", add_settings_commands},
+    {"memory", add_memory_commands},
 }};
 
 bool has_argument(int argc, char** argv, std::string_view word) {
@@ -56,6 +61,10 @@ int run_cli(int argc, char** argv) {
   cli.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
       ->envname("AVA_LOG")
       ->capture_default_str();
+  std::string profile;
+  cli.add_option("--profile", profile,
+                 "Settings profile: AVA_HOME/profiles/NAME.json over settings.json")
+      ->envname("AVA_PROFILE");
   cli.require_subcommand(0, 1);
 
   CliContext context;
@@ -69,6 +78,11 @@ int run_cli(int argc, char** argv) {
 
   // Logging is set up before any subcommand callback runs.
   cli.parse_complete_callback([&] {
+    // Every reader of the settings (and a backend this starts) sees it.
+    if (!profile.empty()) ::setenv("AVA_PROFILE", profile.c_str(), 1);
+    if (auto valid = base::active_profile(); !valid) {
+      throw CLI::ValidationError("--profile", valid.error().message);
+    }
     auto level = base::parse_log_level(log_level);
     if (!level) throw CLI::ValidationError("--log-level", level.error().message);
     if (auto logging = base::setup_logging({.level = *level}); !logging) {

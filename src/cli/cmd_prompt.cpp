@@ -29,6 +29,7 @@
 #include "ava/server/providers.hpp"
 #include "cli/commands.hpp"
 #include "cli/prompt_output.hpp"
+#include "cli/prompt_run.hpp"
 #include "cli/session_paths.hpp"
 
 namespace ava::cli {
@@ -38,28 +39,6 @@ namespace asio = boost::asio;
 namespace fs = std::filesystem;
 
 constexpr std::size_t max_stdin_prompt = std::size_t{8} * 1024 * 1024;
-
-struct PromptFlags {
-  bool print = false;  // -p given
-  std::string prompt;
-  std::vector<std::string> words;
-  std::string model;
-  std::string provider;
-  std::string cwd;
-  std::string session;
-  bool continue_latest = false;
-  int max_steps = 0;
-  std::optional<std::string> system_prompt;
-  std::string append_system_prompt;
-  std::string output_format = "text";
-  bool verbose = false;
-  int mcp_wait_ms = 5000;
-  bool no_mcp = false;
-  std::string permission_mode;
-  std::vector<std::string> allowed_tools;
-  std::vector<std::string> disallowed_tools;
-  std::string sandbox;
-};
 
 // Failures print as "ava: <message>".
 constexpr CommandName command_name{};
@@ -175,6 +154,8 @@ Result<server::ConversationPermissions> prompt_permissions(const PromptFlags& fl
                                                 .can_ask = false});
 }
 
+}  // namespace
+
 // What the run cannot start without (the prompt, the settings, the working
 // folder, the session to continue, the agent) is a usage error (exit 2);
 // failures after that, and a home that cannot be used, exit 1.
@@ -249,9 +230,22 @@ Result<int> run_prompt(const PromptFlags& flags) {
   options.cwd = cwd;
   options.system_prompt = flags.system_prompt;
   options.append_system_prompt = flags.append_system_prompt;
-  options.skill_roots = agent::default_skill_roots(home.root(), cwd);
+  options.skill_roots = capabilities::skill_roots(home, cwd);
   options.home = home.root();
   options.disabled_skills = std::move(disabled_skills);
+  options.memory = flags.memory;
+  options.subagents = flags.subagents;
+  if (flags.only_tools) {
+    // A narrower tool set (ava memory dream): the named built-in tools only.
+    tool::ToolRegistry tools;
+    for (const auto& name : *flags.only_tools) {
+      if (name == "read") tools.add(tool::make_read_tool());
+      if (name == "write") tools.add(tool::make_write_tool());
+      if (name == "edit") tools.add(tool::make_edit_tool());
+      if (name == "bash") tools.add(tool::make_bash_tool());
+    }
+    options.tools = std::move(tools);
+  }
   if (flags.max_steps > 0) options.max_steps = flags.max_steps;
   options.permissions = std::move(permissions->options);
 
@@ -310,8 +304,6 @@ Result<int> run_prompt(const PromptFlags& flags) {
   return output.finish(*agent, llm::model_info(agent->status().model, settings.get()),
                        duration.count());
 }
-
-}  // namespace
 
 void add_prompt_options(CLI::App& cli, CliContext& context) {
   auto flags = std::make_shared<PromptFlags>();

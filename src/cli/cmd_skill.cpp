@@ -1,4 +1,4 @@
-// `ava skill list|enable|disable|reset`: which skills agents may use, kept in
+// `ava skill list|add|enable|disable|reset`: which skills agents may use, kept in
 // AVA_HOME/capabilities.sqlite3 (docs/skills.md).
 
 #include <algorithm>
@@ -8,10 +8,13 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
 #include <nlohmann/json.hpp>
 
 #include "ava/capabilities/capabilities_store.hpp"
 #include "ava/capabilities/skill_availability.hpp"
+#include "ava/capabilities/skill_install.hpp"
 #include "cli/commands.hpp"
 
 namespace ava::cli {
@@ -117,6 +120,39 @@ Result<int> set(const SwitchFlags& flags, std::optional<bool> enabled) {
   return 0;
 }
 
+struct AddFlags {
+  std::string source;
+  bool project = false;
+  std::string folder;
+  bool force = false;
+};
+
+// `ava skill add`: into AVA_HOME/skills, or with --project the project's
+// .ava/skills (git URLs are cloned; docs/skills.md).
+Result<int> add(const AddFlags& flags) {
+  AVA_TRY(auto home, base::Home::resolve());
+  const fs::path into =
+      flags.project
+          ? fs::path(capabilities::skill_project_key(folder_of(flags.folder))) / ".ava" / "skills"
+          : home.skills();
+  boost::asio::io_context io;
+  std::optional<Result<std::vector<capabilities::InstalledSkill>>> outcome;
+  boost::asio::co_spawn(
+      io,
+      capabilities::install_skills({.source = flags.source, .into = into, .replace = flags.force}),
+      [&](const std::exception_ptr& error, Result<std::vector<capabilities::InstalledSkill>> done) {
+        if (error) std::rethrow_exception(error);
+        outcome = std::move(done);
+      });
+  io.run();
+  if (!outcome) return fail(ErrorCode::internal, "the install did not finish");
+  AVA_TRY(const auto installed, std::move(*outcome));
+  for (const auto& skill : installed) {
+    std::printf("Added skill %s (%s)\n", skill.name.c_str(), skill.folder.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 void add_skill_commands(CLI::App& cli, CliContext& context) {
@@ -133,6 +169,17 @@ void add_skill_commands(CLI::App& cli, CliContext& context) {
   list_command->callback([&context, list_project, list_json] {
     finish(context, command_name, list(*list_project, *list_json));
   });
+
+  auto add_flags = std::make_shared<AddFlags>();
+  auto* add_command = skill->add_subcommand(
+      "add", "Copy skills from a folder or a git repository into your skills (or the project's)");
+  add_command->add_option("source", add_flags->source, "A folder, or a git URL")->required();
+  add_command->add_flag("--project", add_flags->project,
+                        "Into the project's .ava/skills instead of AVA_HOME/skills");
+  add_command->add_option("--cwd", add_flags->folder,
+                          "The project folder for --project (default: this one)");
+  add_command->add_flag("--force", add_flags->force, "Replace skills of the same name");
+  add_command->callback([&context, add_flags] { finish(context, command_name, add(*add_flags)); });
 
   struct Verb {
     const char* name;

@@ -58,6 +58,10 @@ void add_mcp_conformance_command(CLI::App& mcp, CliContext& context);
 void add_mcp_login_commands(CLI::App& mcp, CliContext& context);
 // `ava permissions` (cmd_permissions.cpp).
 void add_permissions_commands(CLI::App& cli, CliContext& context);
+// `ava memory list|dream` (cmd_memory.cpp).
+void add_memory_commands(CLI::App& cli, CliContext& context);
+// `ava settings show` (cmd_settings.cpp).
+void add_settings_commands(CLI::App& cli, CliContext& context);
 // `ava skill list|enable|disable|reset` (cmd_skill.cpp).
 void add_skill_commands(CLI::App& cli, CliContext& context);
 // `ava -p`: top-level options rather than a subcommand.

@@ -72,6 +72,10 @@ void PromptOutput::on_event(const session::Event& event) {
     note_refusal(*result);
   } else if (const auto* blocked = std::get_if<session::InputBlocked>(&event.body)) {
     blocked_ = blocked->reason.empty() ? "no reason given" : blocked->reason;
+  } else if (const auto* answered = std::get_if<session::CommandOutput>(&event.body)) {
+    command_output_ = answered->output;
+  } else if (const auto* error = std::get_if<session::ErrorOccurred>(&event.body)) {
+    if (error->turn_id.empty()) untimely_error_ = error->message;
   }
   if (format_ == OutputFormat::stream_json) {
     const std::string encoded = session::encode_line(event);
@@ -130,6 +134,13 @@ Result<int> PromptOutput::finish(const agent::Agent& agent, const llm::ModelInfo
   } else if (blocked_) {
     outcome = "blocked";
     message = "a UserPromptSubmit hook blocked the prompt: " + *blocked_;
+  } else if (command_output_ && untimely_error_.empty()) {
+    // A built-in answered without a turn: its answer is the result.
+    outcome = "command";
+    exit_code = 0;
+    last_text_ = *command_output_;
+  } else if (!untimely_error_.empty()) {
+    message = untimely_error_;
   } else if (message.empty()) {
     message = "the turn did not finish";
   }

@@ -41,7 +41,9 @@ class PromptOutput {
   std::mutex mutex_;
   std::string last_text_;
   std::optional<session::TurnEnded> turn_end_;
-  std::optional<std::string> blocked_;  // a UserPromptSubmit hook's reason
+  std::optional<std::string> blocked_;         // a UserPromptSubmit hook's reason
+  std::optional<std::string> command_output_;  // a built-in's answer (/help, /cost, ...)
+  std::string untimely_error_;                 // an error outside a turn (a failed /compact)
   std::string turn_id_;
   int steps_ = 0;
   llm::Usage usage_;                                   // of this run's turns

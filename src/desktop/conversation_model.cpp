@@ -48,6 +48,10 @@ void describe_result(ViewItem& item, const json& details) {
     describe_call(item, json::object({{"path", path}}));
   }
   item.diff = qs(str(details, "diff"));
+  if (const auto sub = details.find("subagent"); sub != details.end() && sub->is_object()) {
+    item.subagent_session = qs(str(*sub, "sessionId"));
+    item.subagent_agent = qs(str(*sub, "agent"));
+  }
   if (item.tool_name != "bash") return;
   QStringList parts;
   const bool has_exit = details.contains("exit_code") && details["exit_code"].is_number();
@@ -85,12 +89,27 @@ int ConversationModel::rowCount(const QModelIndex& parent) const {
 }
 
 QHash<int, QByteArray> ConversationModel::roleNames() const {
-  return {{KindRole, "kind"},           {KeyRole, "itemKey"},       {TextRole, "text"},
-          {InputKindRole, "inputKind"}, {ClaimedRole, "claimed"},   {RedactedRole, "redacted"},
-          {ToolNameRole, "toolName"},   {TitleRole, "title"},       {StatusRole, "status"},
-          {ArgumentsRole, "arguments"}, {CommandRole, "command"},   {PathRole, "path"},
-          {DiffRole, "diff"},           {ExitInfoRole, "exitInfo"}, {ExitBadRole, "exitBad"},
-          {OutputRole, "output"},       {LevelRole, "level"},       {BlockedRole, "blocked"}};
+  return {{KindRole, "kind"},
+          {KeyRole, "itemKey"},
+          {TextRole, "text"},
+          {InputKindRole, "inputKind"},
+          {ClaimedRole, "claimed"},
+          {RedactedRole, "redacted"},
+          {ToolNameRole, "toolName"},
+          {TitleRole, "title"},
+          {StatusRole, "status"},
+          {ArgumentsRole, "arguments"},
+          {CommandRole, "command"},
+          {PathRole, "path"},
+          {DiffRole, "diff"},
+          {ExitInfoRole, "exitInfo"},
+          {ExitBadRole, "exitBad"},
+          {OutputRole, "output"},
+          {LevelRole, "level"},
+          {BlockedRole, "blocked"},
+          {PlanRole, "plan"},
+          {SubagentSessionRole, "subagentSession"},
+          {SubagentAgentRole, "subagentAgent"}};
 }
 
 QVariant ConversationModel::data(const QModelIndex& index, int role) const {
@@ -99,7 +118,8 @@ QVariant ConversationModel::data(const QModelIndex& index, int role) const {
   const auto& item = items_[static_cast<std::size_t>(index.row())];
   switch (role) {
     case KindRole: {
-      static const char* const names[] = {"user", "assistant", "thinking", "tool", "notice"};
+      static const char* const names[] = {"user", "assistant", "thinking",
+                                          "tool", "notice",    "command"};
       return QString::fromLatin1(names[static_cast<int>(item.kind)]);
     }
     case KeyRole: return item.key;
@@ -107,6 +127,9 @@ QVariant ConversationModel::data(const QModelIndex& index, int role) const {
     case InputKindRole: return item.input_kind;
     case ClaimedRole: return item.claimed;
     case BlockedRole: return item.blocked;
+    case PlanRole: return item.plan;
+    case SubagentSessionRole: return item.subagent_session;
+    case SubagentAgentRole: return item.subagent_agent;
     case RedactedRole: return item.redacted;
     case ToolNameRole: return item.tool_name;
     case TitleRole: return item.title;
@@ -145,6 +168,10 @@ void ConversationModel::clear(const QString& conversation_id) {
   live_thinking_.clear();
   input_tokens_ = output_tokens_ = cache_read_tokens_ = 0;
   permission_mode_.clear();
+  goal_.clear();
+  plan_turns_.clear();
+  last_completed_turn_.clear();
+  last_input_seq_ = last_turn_end_seq_ = 0;
   conversation_id_ = conversation_id;
   endResetModel();
   emit conversationChanged();
@@ -214,7 +241,16 @@ void ConversationModel::apply_one(const json& event) {
           .key = QStringLiteral("u%1").arg(seq),
           .text = text,
           .input_kind = qs(str(event, "kind")),
-          .input_id = qs(input_id)});
+          .input_id = qs(input_id),
+          .plan = event.value("plan", false) == true});
+    last_input_seq_ = seq;
+  } else if (type == "command_output") {
+    push({.kind = ViewItem::Kind::command,
+          .key = QStringLiteral("c%1").arg(seq),
+          .text = qs(str(event, "text")),
+          .output = qs(str(event, "output"))});
+  } else if (type == "goal_set") {
+    goal_ = qs(str(event, "goal"));
   } else if (type == "input_claimed") {
     const auto ids = event.value("input_ids", json::array());
     for (const auto& id : ids) {
@@ -222,6 +258,7 @@ void ConversationModel::apply_one(const json& event) {
       auto found = input_index_.find(id.get<std::string>());
       if (found == input_index_.end()) continue;
       items_[found->second].claimed = true;
+      if (items_[found->second].plan) plan_turns_.insert(str(event, "turn_id"));
       touch(found->second);
     }
   } else if (type == "input_blocked") {
@@ -297,6 +334,11 @@ void ConversationModel::apply_one(const json& event) {
                         : QStringLiteral("Error (%1): %2").arg(qs(code), message));
   }
   // step_end and unknown kinds change nothing the view shows.
+}
+
+bool ConversationModel::planAwaitingApproval() const {
+  return !last_completed_turn_.empty() && plan_turns_.contains(last_completed_turn_) &&
+         turn_id_.empty() && last_input_seq_ < last_turn_end_seq_;
 }
 
 void ConversationModel::apply_assistant(const json& event) {
@@ -384,6 +426,8 @@ void ConversationModel::apply_tool_result(const json& event) {
 void ConversationModel::apply_turn_end(const json& event) {
   const auto turn = str(event, "turn_id");
   ended_turns_.insert(turn);
+  last_turn_end_seq_ = num(event, "seq");
+  last_completed_turn_ = str(event, "reason") == "completed" ? turn : std::string();
   if (turn_id_ == turn) turn_id_.clear();
   if (live_turn_ == turn) clear_live();
   for (const auto& [call, index] : call_index_) {

@@ -14,6 +14,10 @@
 namespace ava::desktop {
 namespace {
 
+// What "approve and run" sends after a /plan turn (the web UI's words).
+constexpr const char* approved_plan_text =
+    "The plan is approved. Carry it out now, step by step, and verify the result.";
+
 QJsonObject object_of(const QByteArray& body) { return QJsonDocument::fromJson(body).object(); }
 
 QByteArray body_of(const QJsonObject& object) {
@@ -75,6 +79,8 @@ Workbench::Workbench(const Connection::Options& options, QObject* parent)
   connect(&conversation_stream_, &SseStream::events, this, &Workbench::on_conversation_events);
   connect(&status_stream_, &SseStream::ended, this, &Workbench::on_stream_ended);
   connect(&conversation_stream_, &SseStream::ended, this, &Workbench::on_stream_ended);
+  connect(&subagent_stream_, &SseStream::events, this, &Workbench::on_subagent_events);
+  connect(&subagent_stream_, &SseStream::ended, this, &Workbench::on_subagent_ended);
   list_refresh_.setSingleShot(true);
   list_refresh_.setInterval(150);
   connect(&list_refresh_, &QTimer::timeout, this, [this] {
@@ -261,6 +267,7 @@ void Workbench::selectProject(const QString& id) {
 
 void Workbench::selectConversation(const QString& id) {
   if (id == conversationId()) return;
+  closeSubagent();
   conversation_stream_.close();
   conversation_.clear(id);
   const int at = conversations_.indexOf(id);
@@ -314,7 +321,25 @@ void Workbench::post_input(const Pending& pending) {
                        emit pendingChanged();
                        break;
                      }
-                     if (!reply.ok()) fail(error_of(reply));
+                     if (!reply.ok()) return fail(error_of(reply));
+                     // /clear started a new conversation in this project: open it.
+                     const auto fresh = object_of(reply.body).value("newConversationId").toString();
+                     if (!fresh.isEmpty()) {
+                       list_refresh_.start();
+                       selectConversation(fresh);
+                     }
+                   });
+}
+
+void Workbench::approvePlan(const QString& mode) {
+  if (conversationId().isEmpty()) return;
+  // The mode first, so the turn that runs the plan starts in it; the input
+  // goes through the outbox (exactly once across a reconnect).
+  const QString id = conversationId();
+  connection_.send("PUT", QStringLiteral("/api/conversations/%1/permissions").arg(id),
+                   body_of({{"mode", mode}}), [this, id](const Reply& reply) {
+                     if (reply.status != 0 && !reply.ok()) return fail(error_of(reply));
+                     if (id == conversationId()) send(QString::fromUtf8(approved_plan_text));
                    });
 }
 

@@ -199,10 +199,11 @@ Result<void> parse_settings_json(std::string_view text, std::string_view origin,
     return fail(ErrorCode::parse, fmt::format("{}: must hold a JSON object", origin));
   }
   Fields top(document, std::string(origin), "");
+  // A later document (a profile) changes only what it names.
   AVA_TRY(auto provider, top.string("provider"));
-  into.provider = provider.value_or("");
+  if (provider) into.provider = *provider;
   AVA_TRY(auto model, top.string("model"));
-  into.model = model.value_or("");
+  if (model) into.model = *model;
   if (document.contains("providers")) {
     if (!document["providers"].is_object()) return top.error("providers", "must be an object");
     for (const auto& [name, value] : document["providers"].items()) {
@@ -241,6 +242,13 @@ Result<Settings> load_settings(const base::Home& home, const base::EnvLookup& en
   AVA_TRY(auto text, read_optional_file(settings.settings_file));
   if (text) {
     AVA_TRY_VOID(parse_settings_json(*text, settings.settings_file.string(), settings));
+  }
+  // The active profile's file overlays it (AVA_PROFILE, --profile).
+  AVA_TRY(auto profile, base::profile_settings_file(home.root(), env));
+  if (profile) {
+    AVA_TRY(auto overlay, read_optional_file(*profile));
+    if (overlay) AVA_TRY_VOID(parse_settings_json(*overlay, profile->string(), settings));
+    settings.profile_file = *profile;
   }
   // A relative mock script is relative to the settings file.
   for (auto& [name, entry] : settings.providers) {

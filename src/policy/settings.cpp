@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ava/base/home.hpp"
 #include "ava/base/json.hpp"
 #include "ava/base/private_file.hpp"
 #include "ava/base/unique_fd.hpp"
@@ -156,10 +157,9 @@ void narrow_untrusted(Effective& before, Effective& after, const std::string& so
 
 // AVA_HOME/settings.json "trustedProjects": folders whose committed
 // settings apply in full.
-Result<bool> trusted(const fs::path& home, const fs::path& project) {
+Result<bool> trusted_in(const fs::path& file, const fs::path& project) {
   std::error_code ec;
-  const fs::path file = home / "settings.json";
-  if (home.empty() || !fs::exists(file, ec)) return false;
+  if (!fs::exists(file, ec)) return false;
   AVA_TRY(const json settings, read_settings_document(file));
   const auto list = settings.find("trustedProjects");
   if (list == settings.end() || list->is_null()) return false;
@@ -175,6 +175,24 @@ Result<bool> trusted(const fs::path& home, const fs::path& project) {
     }
     std::error_code entry_ec;
     if (fs::weakly_canonical(entry.get<std::string>(), entry_ec) == real) return true;
+  }
+  return false;
+}
+
+// The user's settings.json, then the active profile's (AVA_PROFILE).
+Result<std::vector<fs::path>> user_files(const fs::path& home) {
+  std::vector<fs::path> files{home / "settings.json"};
+  AVA_TRY(auto profile, base::profile_settings_file(home));
+  if (profile) files.push_back(*profile);
+  return files;
+}
+
+Result<bool> trusted(const fs::path& home, const fs::path& project) {
+  if (home.empty()) return false;
+  AVA_TRY(const auto files, user_files(home));
+  for (const auto& file : files) {
+    AVA_TRY(const bool listed, trusted_in(file, project));
+    if (listed) return true;
   }
   return false;
 }
@@ -228,7 +246,10 @@ Result<Effective> load_permissions(const fs::path& home, const fs::path& project
                                    const Flags& flags) {
   Effective out;
   out.mode_source = "default";
-  if (!home.empty()) AVA_TRY_VOID(add_file(out, home / "settings.json"));
+  if (!home.empty()) {
+    AVA_TRY(const auto files, user_files(home));
+    for (const auto& file : files) AVA_TRY_VOID(add_file(out, file));
+  }
   if (!project.empty()) {
     AVA_TRY(out.project_trusted, trusted(home, project));
     const fs::path committed = project / ".ava" / "settings.json";

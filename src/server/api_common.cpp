@@ -47,7 +47,8 @@ protocol::DriverStatus driver_status(const agent::Status& status) {
           .last_error = status.last_error,
           .approvals = pending_approvals(status),
           .permission_mode = status.permission_mode,
-          .sandbox = status.sandbox};
+          .sandbox = status.sandbox,
+          .goal = status.goal};
 }
 
 std::vector<protocol::PendingApproval> pending_approvals(const agent::Status& status) {

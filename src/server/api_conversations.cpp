@@ -6,6 +6,7 @@
 #include "ava/base/clock.hpp"
 #include "ava/base/utf8.hpp"
 #include "ava/policy/settings.hpp"
+#include "ava/prompts/builtins.hpp"
 #include "ava/prompts/commands.hpp"
 #include "ava/server/permissions.hpp"
 #include "server/api.hpp"
@@ -103,11 +104,34 @@ void name_after_first_input(const ApiContext& context, const std::string& id,
   }
 }
 
+// /clear: a new conversation in the same project, with the same model and
+// the mode a person chose here; the old one stays as it is.
+Result<httpd::HttpResponse> clear(const ApiContext& context, const std::string& id,
+                                  const protocol::InputRequest& parsed, const agent::Agent& agent) {
+  if (!parsed.attachments.empty()) {
+    return fail(ErrorCode::invalid_argument, "/clear takes no attachments");
+  }
+  auto conversation = context.registry->conversation(id);
+  if (!conversation) return fail(ErrorCode::not_found, "no conversation " + id);
+  const auto status = agent.status();
+  protocol::CreateConversation fresh{.project_id = conversation->project_id,
+                                     .model = {.provider = status.provider, .model = status.model}};
+  if (auto permissions = agent.permissions()) {
+    fresh.permission_mode = std::string(policy::to_string(permissions->rules.mode));
+  }
+  AVA_TRY(auto created, context.host->create(fresh));
+  return shaped_response(
+      201, protocol::InputAccepted{.input_id = parsed.input_id, .new_conversation_id = created.id});
+}
+
 Result<httpd::HttpResponse> input(const ApiContext& context, const httpd::HttpRequest& request) {
   const std::string& id = request.params[0];
   AVA_TRY(auto body, json_body(request));
   AVA_TRY(auto parsed, protocol::parse_input_request(body));
   AVA_TRY(auto live, context.host->open(id));
+  if (auto slash = prompts::parse_slash(parsed.text); slash && slash->name == "clear") {
+    return clear(context, id, parsed, *live->agent);
+  }
   agent::Input input{.text = parsed.text, .input_id = parsed.input_id};
   for (auto& attachment : parsed.attachments) {
     llm::ImageBlock image;
@@ -193,7 +217,14 @@ Result<httpd::HttpResponse> list_commands(const ApiContext& context,
                                           const httpd::HttpRequest& request) {
   AVA_TRY(auto project, project_of(context, request.params[0]));
   protocol::SlashCommandList list;
+  for (const auto& builtin : prompts::builtin_commands()) {
+    list.commands.push_back({.name = std::string(builtin.name),
+                             .description = std::string(builtin.description),
+                             .argument_hint = std::string(builtin.argument_hint),
+                             .scope = "builtin"});
+  }
   for (auto& command : prompts::discover_commands({.cwd = project, .home = context.home->root()})) {
+    if (prompts::find_builtin(command.name)) continue;  // the built-in wins
     list.commands.push_back({.name = std::move(command.name),
                              .description = std::move(command.description),
                              .argument_hint = std::move(command.argument_hint),

@@ -1,6 +1,11 @@
 // Event streams: a conversation's durable events (replay from a cursor, then
 // the live tail) and the status stream of the present.
+#include <algorithm>
 #include <charconv>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -130,6 +135,63 @@ Result<EventSource> event_source(const ApiContext& context, const httpd::HttpReq
   return EventSource{.log = live->agent->log_path(), .feed = live->events, .after = *cursor};
 }
 
+// A subagent's log (sessions/<child>.jsonl.zst), when its session_start
+// names this conversation as its parent; opened from the file alone, so a
+// child that still runs (owned by its parent's task call) can be followed.
+Result<std::unique_ptr<session::LogFollower>> subagent_log(const ApiContext& context,
+                                                           const httpd::HttpRequest& request,
+                                                           std::vector<session::Event>& first) {
+  const std::string& parent = request.params[0];
+  const std::string& child = request.params[1];
+  const bool plain = !child.empty() && child.size() <= 64 && std::ranges::all_of(child, [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
+  });
+  if (!plain) return fail(ErrorCode::not_found, "no such subagent");
+  if (!context.registry->conversation(parent)) {
+    return fail(ErrorCode::not_found, "no conversation " + parent);
+  }
+  const auto log = context.home->root() / "sessions" / (child + ".jsonl.zst");
+  AVA_TRY(auto follower, session::LogFollower::open(log, 0));
+  AVA_TRY(first, follower->poll(replay_read_bytes));
+  const auto* start =
+      first.empty() ? nullptr : std::get_if<session::SessionStarted>(&first.front().body);
+  if (!start || start->parent_session_id != parent) {
+    return fail(ErrorCode::not_found, "no subagent " + child + " of conversation " + parent);
+  }
+  return follower;
+}
+
+// Replays the subagent's log after the cursor, then tails it (a short poll:
+// a subagent's log grows only while its one turn runs).
+asio::awaitable<void> follow_subagent(httpd::Exchange& exchange, session::LogFollower& follower,
+                                      std::vector<session::Event> events, std::int64_t after) {
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  auto quiet = std::chrono::milliseconds(0);
+  for (;;) {
+    std::string chunk;
+    for (const auto& event : events) {
+      if (static_cast<std::int64_t>(event.seq) <= after) continue;
+      chunk += event_frame(event);
+      after = static_cast<std::int64_t>(event.seq);
+    }
+    if (!chunk.empty()) {
+      if (!co_await exchange.write_events(chunk)) co_return;
+      quiet = {};
+    } else if (quiet >= keep_alive_interval) {
+      if (!co_await exchange.write_events(transport::encode_sse_comment())) co_return;
+      quiet = {};
+    }
+    if (!follower.has_unread()) {
+      timer.expires_after(std::chrono::milliseconds(250));
+      co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      quiet += std::chrono::milliseconds(250);
+    }
+    auto next = follower.poll(replay_read_bytes);
+    if (!next) co_return;
+    events = std::move(*next);
+  }
+}
+
 // The status stream's first message: every loaded conversation's driver.
 std::string snapshot_data(const ApiContext& context) {
   protocol::SnapshotMessage snapshot;
@@ -155,6 +217,24 @@ void add_event_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& 
                  return replay_from_log(exchange, source->log, after);
                });
              });
+
+  router.add(
+      "GET", "/api/conversations/{id}/subagents/{child}/events",
+      [context](httpd::Exchange& exchange) -> asio::awaitable<void> {
+        const auto cursor = cursor_of(exchange.request());
+        std::vector<session::Event> first;
+        Result<std::unique_ptr<session::LogFollower>> follower =
+            cursor ? subagent_log(*context, exchange.request(), first)
+                   : fail(ErrorCode::invalid_argument, "the cursor must be a sequence number");
+        if (!follower) {
+          httpd::HttpResponse reply = respond_to(std::unexpected(std::move(follower).error()));
+          co_await exchange.respond(std::move(reply));
+          co_return;
+        }
+        if (!co_await exchange.begin_events()) co_return;
+        if (!co_await exchange.write_events("retry: 1000\n\n")) co_return;
+        co_await follow_subagent(exchange, **follower, std::move(first), *cursor);
+      });
 
   router.add(
       "GET", "/api/status/events", [context](httpd::Exchange& exchange) -> asio::awaitable<void> {

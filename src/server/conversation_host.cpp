@@ -115,9 +115,11 @@ Result<protocol::Conversation> ConversationHost::create(
   agent_options.provider_factory = options_.provider_factory;
   agent_options.model = {.provider = request.model.provider, .model = request.model.model};
   agent_options.cwd = project->path;
-  agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
+  agent_options.skill_roots = capabilities::skill_roots(options_.home, project->path);
   agent_options.home = options_.home.root();
   agent_options.disabled_skills = capabilities::disabled_skills_for(options_.home, project->path);
+  agent_options.memory = true;
+  agent_options.subagents = true;
   agent_options.tool_source = tool_source_for(project->path);
   agent_options.limits = options_.limits;
   agent_options.permissions = std::move(permissions.options);
@@ -163,10 +165,12 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::open(const std::stri
   agent_options.limits = options_.limits;
   if (auto conversation = options_.registry->conversation(id)) {
     if (auto project = options_.registry->project(conversation->project_id)) {
-      agent_options.skill_roots = agent::default_skill_roots(options_.home.root(), project->path);
+      agent_options.skill_roots = capabilities::skill_roots(options_.home, project->path);
       agent_options.home = options_.home.root();
       agent_options.disabled_skills =
           capabilities::disabled_skills_for(options_.home, project->path);
+      agent_options.memory = true;
+      agent_options.subagents = true;
       agent_options.tool_source = tool_source_for(project->path);
       auto permissions = load_conversation_permissions(options_.home, project->path, {}, {});
       if (!permissions) {
@@ -192,9 +196,12 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::attach(
       options_.executor, options_.limits.sse_subscriber_backlog, event_backlog_frames, 0);
   std::weak_ptr<LiveConversation> weak = live;
   auto feed = live->events;
-  agent->subscribe([this, feed, weak](const session::Event& event) {
+  agent->subscribe([this, feed, weak, id](const session::Event& event) {
     feed->publish(static_cast<std::int64_t>(event.seq), event_frame(event));
     if (std::holds_alternative<session::TurnEnded>(event.body)) on_turn_end(weak);
+    if (const auto* changed = std::get_if<session::ModelChanged>(&event.body)) {
+      on_model_changed(id, *changed);
+    }
   });
   // Everything up to here is in the log; the feed holds what comes after.
   feed->start_after(static_cast<std::int64_t>(agent->status().last_seq));
@@ -205,6 +212,17 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::attach(
   std::lock_guard lock(mutex_);
   loaded_[id] = live;
   return live;
+}
+
+// The catalog shows the model the log says (a /model command changes it
+// without the model route); not on the writing thread.
+void ConversationHost::on_model_changed(const std::string& id,
+                                        const session::ModelChanged& changed) {
+  asio::post(options_.executor, [this, id, changed] {
+    protocol::ConversationPatch patch;
+    patch.model = protocol::ModelRef{.provider = changed.provider, .model = changed.model};
+    (void)options_.registry->patch_conversation(id, patch);
+  });
 }
 
 void ConversationHost::on_turn_end(const std::weak_ptr<LiveConversation>& weak) {

@@ -86,6 +86,7 @@ class ConversationHost {
  private:
   Result<std::shared_ptr<LiveConversation>> attach(const std::string& id,
                                                    std::unique_ptr<agent::Agent> agent);
+  void on_model_changed(const std::string& id, const session::ModelChanged& changed);
   void on_turn_end(const std::weak_ptr<LiveConversation>& weak);
   // The MCP tools of the project's servers, followed while the agent runs.
   std::shared_ptr<tool::ToolSource> tool_source_for(const std::filesystem::path& project) const;

@@ -64,11 +64,14 @@ json encode_body(const EventBody& body) {
   return std::visit(
       Overload{
           [](const SessionStarted& e) -> json {
-            return {{"session_id", e.session_id},
-                    {"provider", e.provider},
-                    {"model", e.model},
-                    {"cwd", e.cwd},
-                    {"version", e.version}};
+            json o = {{"session_id", e.session_id},
+                      {"provider", e.provider},
+                      {"model", e.model},
+                      {"cwd", e.cwd},
+                      {"version", e.version}};
+            if (!e.parent_session_id.empty()) o["parent_session_id"] = e.parent_session_id;
+            if (!e.parent_call_id.empty()) o["parent_call_id"] = e.parent_call_id;
+            return o;
           },
           [](const InputAcknowledged& e) -> json {
             json o = {{"input_id", e.input_id}, {"kind", to_string(e.kind)}, {"text", e.text}};
@@ -76,6 +79,7 @@ json encode_body(const EventBody& body) {
             if (!e.expansion.empty()) o["expansion"] = e.expansion;
             if (!e.allowed_tools.empty()) o["allowed_tools"] = e.allowed_tools;
             if (e.allowed_tools_unasked) o["allowed_tools_unasked"] = true;
+            if (e.plan) o["plan"] = true;
             if (!e.attachments.empty()) {
               o["attachments"] = json::array();
               for (const auto& image : e.attachments)
@@ -119,10 +123,12 @@ json encode_body(const EventBody& body) {
             return o;
           },
           [](const UsageRecorded& e) -> json {
-            return {{"turn_id", e.turn_id},
-                    {"step", e.step},
-                    {"model", e.model},
-                    {"usage", encode_usage(e.usage)}};
+            json o = {{"turn_id", e.turn_id},
+                      {"step", e.step},
+                      {"model", e.model},
+                      {"usage", encode_usage(e.usage)}};
+            if (!e.subagent.empty()) o["subagent"] = e.subagent;
+            return o;
           },
           [](const ModelChanged& e) -> json {
             return {{"provider", e.provider}, {"model", e.model}};
@@ -169,6 +175,15 @@ json encode_body(const EventBody& body) {
           [](const PermissionModeChanged& e) -> json {
             return {{"mode", e.mode}};
           },
+          [](const GoalSet& e) -> json {
+            return {{"goal", e.goal}};
+          },
+          [](const CommandOutput& e) -> json {
+            return {{"input_id", e.input_id},
+                    {"text", e.text},
+                    {"command", e.command},
+                    {"output", e.output}};
+          },
           [](const HookRan& e) -> json {
             json o = {{"command", e.command},
                       {"duration_ms", e.duration_ms},
@@ -213,7 +228,9 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
                           .provider = r.optional_string("provider"),
                           .model = r.string("model"),
                           .cwd = r.string("cwd"),
-                          .version = r.string("version")};
+                          .version = r.string("version"),
+                          .parent_session_id = r.optional_string("parent_session_id"),
+                          .parent_call_id = r.optional_string("parent_call_id")};
   } else if (type == "input") {
     InputAcknowledged e{.input_id = r.string("input_id"),
                         .kind = parse_enum(kInputKinds, r.string("kind"), "kind", r),
@@ -225,6 +242,7 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
     e.expansion = r.optional_string("expansion");
     e.allowed_tools = read_strings(r.optional_array("allowed_tools"), "allowed_tools", r);
     e.allowed_tools_unasked = r.optional_bool("allowed_tools_unasked");
+    e.plan = r.optional_bool("plan");
     body = std::move(e);
   } else if (type == "input_claimed") {
     InputClaimed e{.turn_id = r.string("turn_id"), .step = read_step(r)};
@@ -265,7 +283,8 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
     body = UsageRecorded{.turn_id = r.string("turn_id"),
                          .step = read_step(r),
                          .model = r.optional_string("model"),
-                         .usage = decode_usage<Reader>(r.optional_any("usage"), r)};
+                         .usage = decode_usage<Reader>(r.optional_any("usage"), r),
+                         .subagent = r.optional_string("subagent")};
   } else if (type == "model_changed") {
     body = ModelChanged{.provider = r.optional_string("provider"), .model = r.string("model")};
   } else if (type == "paused") {
@@ -308,6 +327,13 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
                            .message = r.optional_string("message")};
   } else if (type == "permission_mode") {
     body = PermissionModeChanged{r.string("mode")};
+  } else if (type == "goal_set") {
+    body = GoalSet{r.string("goal")};
+  } else if (type == "command_output") {
+    body = CommandOutput{.input_id = r.string("input_id"),
+                         .text = r.string("text"),
+                         .command = r.string("command"),
+                         .output = r.string("output")};
   } else if (type == "hook") {
     body = HookRan{.hook = r.string("hook"),
                    .command = r.string("command"),
@@ -356,6 +382,8 @@ std::string_view type_name(const EventBody& body) {
           [](const ApprovalDecided&) { return std::string_view("approval_decided"); },
           [](const PermissionModeChanged&) { return std::string_view("permission_mode"); },
           [](const HookRan&) { return std::string_view("hook"); },
+          [](const GoalSet&) { return std::string_view("goal_set"); },
+          [](const CommandOutput&) { return std::string_view("command_output"); },
           [](const UnknownEvent& e) { return std::string_view(e.type); },
       },
       body);

@@ -25,21 +25,32 @@ void ContextBuilder::add_message(Seq seq, content::Message message) {
   context_.message_seqs.push_back(seq);
 }
 
+std::string goal_reminder_text(const std::string& goal) {
+  return "[Ongoing goal, set by the user with /goal: " + goal +
+         "]\nKeep working towards it; say when it is reached or blocked.";
+}
+
 void ContextBuilder::claim(const Event& event, const InputClaimed& claimed) {
   content::Message message{.role = content::Role::user};
+  // A turn's first step: the goal is reminded before what starts the turn.
+  if (claimed.step == 1 && !context_.goal.empty()) {
+    message.content.emplace_back(content::TextBlock{goal_reminder_text(context_.goal)});
+  }
+  const std::size_t reminder = message.content.size();
   for (const auto& id : claimed.input_ids) {
     auto it = std::ranges::find(context_.pending, id, &PendingInput::input_id);
     if (it == context_.pending.end()) continue;  // claimed twice or never acknowledged
     // The pending entry is dropped right after: its text and images move.
     if (!it->text.empty()) message.content.emplace_back(content::TextBlock{std::move(it->text)});
     for (auto& image : it->attachments) message.content.emplace_back(std::move(image));
+    if (it->plan) context_.turn_plan = true;
     for (auto& rule : it->allowed_tools) {
       if (it->allowed_tools_unasked) context_.turn_granted_rules.push_back(rule);
       context_.turn_allowed_tools.push_back(std::move(rule));
     }
     context_.pending.erase(it);
   }
-  if (!message.content.empty()) add_message(event.seq, std::move(message));
+  if (message.content.size() > reminder) add_message(event.seq, std::move(message));
 }
 
 void ContextBuilder::compact(const Compacted& compacted) {
@@ -78,7 +89,8 @@ void ContextBuilder::apply(const Event& event) {
                                                .text = e.expansion.empty() ? e.text : e.expansion,
                                                .attachments = e.attachments,
                                                .allowed_tools = e.allowed_tools,
-                                               .allowed_tools_unasked = e.allowed_tools_unasked});
+                                               .allowed_tools_unasked = e.allowed_tools_unasked,
+                                               .plan = e.plan});
                  },
                  [&](const InputClaimed& e) { claim(event, e); },
                  [&](const InputBlocked& e) {
@@ -93,6 +105,7 @@ void ContextBuilder::apply(const Event& event) {
                    context_.open_turn.clear();
                    context_.turn_allowed_tools.clear();
                    context_.turn_granted_rules.clear();
+                   context_.turn_plan = false;
                    context_.open_step.reset();
                    context_.pending_approvals.clear();
                  },
@@ -122,7 +135,10 @@ void ContextBuilder::apply(const Event& event) {
                                                              .content = {to_result_block(e)}});
                    }
                  },
-                 [&](const UsageRecorded& e) { context_.usage += e.usage; },
+                 [&](const UsageRecorded& e) {
+                   context_.usage += e.usage;
+                   context_.usage_by_model[e.model] += e.usage;
+                 },
                  [&](const ModelChanged& e) {
                    if (!e.provider.empty()) context_.provider = e.provider;
                    context_.model = e.model;
@@ -146,6 +162,8 @@ void ContextBuilder::apply(const Event& event) {
                  },
                  [&](const PermissionModeChanged& e) { context_.permission_mode = e.mode; },
                  [&](const HookRan&) {},
+                 [&](const GoalSet& e) { context_.goal = e.goal; },
+                 [&](const CommandOutput&) {},
                  [&](const UnknownEvent&) {},
              },
              event.body);

@@ -145,6 +145,8 @@ void write_body(const Event& event, std::string& out) {
                  [&](const SessionStarted& e) {
                    o.string("cwd", e.cwd);
                    o.string("model", e.model);
+                   o.optional_string("parent_call_id", e.parent_call_id);
+                   o.optional_string("parent_session_id", e.parent_session_id);
                    o.string("provider", e.provider);
                    o.seq(event);
                    o.string("session_id", e.session_id);
@@ -164,6 +166,7 @@ void write_body(const Event& event, std::string& out) {
                    o.optional_string("expansion", e.expansion);
                    o.string("input_id", e.input_id);
                    o.string("kind", to_string(e.kind));
+                   if (e.plan) o.boolean("plan", true);
                    o.seq(event);
                    o.string("text", e.text);
                    o.ts(event);
@@ -240,6 +243,7 @@ void write_body(const Event& event, std::string& out) {
                    o.string("model", e.model);
                    o.seq(event);
                    o.number("step", e.step);
+                   o.optional_string("subagent", e.subagent);
                    o.ts(event);
                    o.string("turn_id", e.turn_id);
                    o.type(type);
@@ -330,6 +334,21 @@ void write_body(const Event& event, std::string& out) {
                    o.seq(event);
                    o.ts(event);
                    o.optional_string("turn_id", e.turn_id);
+                   o.type(type);
+                 },
+                 [&](const GoalSet& e) {
+                   o.string("goal", e.goal);
+                   o.seq(event);
+                   o.ts(event);
+                   o.type(type);
+                 },
+                 [&](const CommandOutput& e) {
+                   o.string("command", e.command);
+                   o.string("input_id", e.input_id);
+                   o.string("output", e.output);
+                   o.seq(event);
+                   o.string("text", e.text);
+                   o.ts(event);
                    o.type(type);
                  },
                  [&](const UnknownEvent&) {},  // excluded by the caller

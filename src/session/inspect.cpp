@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/utf8.hpp"
 #include "ava/session/codec.hpp"
 
 namespace ava::session {
@@ -82,6 +83,7 @@ InspectReport inspect_scan(const std::filesystem::path& path, const LogScan& sca
   report.unpaired_calls = std::move(context.unpaired_calls);
   report.pending = std::move(context.pending);
   report.permission_mode = context.permission_mode;
+  report.goal = context.goal;
   report.usage = context.usage;
   return report;
 }
@@ -147,6 +149,7 @@ nlohmann::json to_json(const InspectReport& r) {
           {"approvals", approvals},
           {"hooks", hooks},
           {"permissionMode", r.permission_mode},
+          {"goal", r.goal},
           {"usage",
            {{"inputTokens", r.usage.input_tokens},
             {"outputTokens", r.usage.output_tokens},
@@ -192,6 +195,7 @@ std::string to_text(const InspectReport& r) {
     line(fmt::format("  {} {} {}", to_string(p.kind), p.input_id, p.text.substr(0, 60)));
   }
   if (!r.permission_mode.empty()) line("mode     " + r.permission_mode);
+  if (!r.goal.empty()) line("goal     " + std::string(base::utf8::truncate(r.goal, 200)));
   if (!r.approvals.empty()) line(fmt::format("approvals {}", r.approvals.size()));
   for (const auto& a : r.approvals) {
     line(fmt::format("  {} {} {} {}{}", a.decision, a.approval_id, a.tool_name, a.call_id,

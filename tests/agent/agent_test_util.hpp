@@ -194,6 +194,16 @@ inline std::string check_calls_paired(const std::vector<session::Event>& events)
   return {};
 }
 
+// The text blocks of a message or a tool result, joined.
+template <class Blocks>
+std::string text_in(const Blocks& blocks) {
+  std::string text;
+  for (const auto& block : blocks) {
+    if (const auto* part = std::get_if<content::TextBlock>(&block)) text += part->text;
+  }
+  return text;
+}
+
 inline agent::AgentOptions basic_options(agent::ProviderFactory factory,
                                          const std::filesystem::path& cwd) {
   agent::AgentOptions options;

@@ -76,6 +76,30 @@ TEST_CASE("the first request stays small: system prompt and default tool schemas
   runtime.close(**agent);
 }
 
+TEST_CASE("with memory and subagents on and empty stores, the first request stays small",
+          "[agent][prompt]") {
+  test::TempDir dir;
+  test::Runtime runtime;
+  auto options = test::basic_options(test::echo_factory(), dir.path());
+  options.home = dir.path() / "home";
+  options.memory = true;
+  options.subagents = true;
+  auto agent =
+      agent::Agent::create(runtime.executor(), dir.path() / "s.jsonl.zst", std::move(options));
+  REQUIRE(agent);
+  const auto report = (*agent)->context_report();
+  const auto total = report.system_prompt_chars + report.tool_schema_chars;
+  // The figure docs/performance.md quotes.
+  WARN("first request, memory and subagents on: system "
+       << report.system_prompt_chars << " + tools " << report.tool_schema_chars << " = " << total);
+  CHECK(total <= 6000);
+  const auto request = (*agent)->next_request();
+  std::vector<std::string> names;
+  for (const auto& tool : request.tools) names.push_back(tool.name);
+  CHECK(names == std::vector<std::string>{"read", "write", "edit", "bash", "memory", "task"});
+  runtime.close(**agent);
+}
+
 TEST_CASE("explicit tools and system prompt replace the defaults", "[agent][prompt]") {
   test::TempDir dir;
   test::Runtime runtime;

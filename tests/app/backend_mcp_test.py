@@ -201,7 +201,7 @@ def test_loaded_conversation_follows_tools_list_changed():
             tools = [t["name"] for t in requests()[before]["body"]["tools"]]
             return tools, final_text(events)
 
-        base = ["read", "write", "edit", "bash"]
+        base = ["read", "write", "edit", "bash", "memory", "task"]
         tools, answer = turn("tool: mcp__dyn__add-tool {}", 1)
         check(tools == base + ["mcp__dyn__add-tool", "mcp__dyn__remove-tool"], tools)
         check(answer == "done: added late", answer)

@@ -74,4 +74,11 @@ message=$("$ava" -p "/helo" --provider mock 2>&1 >/dev/null); code=$?
 set -e
 [ "$code" != 0 ] || fail "an unknown command ran"
 [[ "$message" == *"unknown command /helo"*"/hello"* ]] || fail "unknown command message: $message"
+
+# 6. Built-ins are answered by the agent itself: no model call, exit 0.
+help=$("$ava" -p "/help" --provider mock) || fail "/help failed"
+[[ "$help" == *"/compact [focus]"*"/hello"* ]] || fail "/help: $help"
+"$ava" -p "/cost" --provider mock --output-format json > "$work/cost.json"
+jq -e '.outcome == "command" and .isError == false and .result == "No tokens used yet."' \
+  "$work/cost.json" > /dev/null || fail "/cost: $(cat "$work/cost.json")"
 echo ok

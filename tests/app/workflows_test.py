@@ -25,6 +25,20 @@ def write(path, text):
         f.write(text)
 
 
+def recorded(record):
+    """The requests the fake provider recorded, in order."""
+    with open(record) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def last_user_text(body):
+    """The text of a request body's last message."""
+    last = body["messages"][-1]
+    if isinstance(last["content"], str):
+        return last["content"]
+    return "".join(block.get("text", "") for block in last["content"])
+
+
 def test_commands_and_context_through_the_api():
     with tempfile.TemporaryDirectory(prefix="ava-workflows-test-") as tmp:
         record = os.path.join(tmp, "requests.jsonl")
@@ -45,7 +59,11 @@ def test_commands_and_context_through_the_api():
             base = "/api/conversations/%s" % conversation
 
             commands = server.ok("GET", base + "/commands")["commands"]
-            check([(c["name"], c["description"], c["argumentHint"], c["scope"]) for c in commands] ==
+            builtins = [c["name"] for c in commands if c["scope"] == "builtin"]
+            check(builtins == ["help", "clear", "compact", "model", "plan", "goal", "memory",
+                               "context", "cost"], builtins)
+            check([(c["name"], c["description"], c["argumentHint"], c["scope"])
+                   for c in commands if c["scope"] != "builtin"] ==
                   [("review", "Review a file", "FILE", "project"),
                    ("standup", "Plan my day.", "", "user")], commands)
 
@@ -61,13 +79,9 @@ def test_commands_and_context_through_the_api():
             inputs = [data for _, kind, data in events if kind == "input"]
             check(inputs[0]["text"] == "/review src/main.cpp" and inputs[0]["command"] == "review"
                   and inputs[0]["expansion"] == "Review src/main.cpp now.", inputs)
-            with open(record) as f:
-                requests = [json.loads(line) for line in f if line.strip()][before:]
-            body = requests[0]["body"]
-            last = body["messages"][-1]
-            text = last["content"] if isinstance(last["content"], str) else "".join(
-                block.get("text", "") for block in last["content"])
-            check(text == "Review src/main.cpp now.", last)
+            body = recorded(record)[before]["body"]
+            text = last_user_text(body)
+            check(text == "Review src/main.cpp now.", body["messages"][-1])
             system = "".join(block["text"] for block in body.get("system", []))
             check(system.find("Use tabs.") < system.find("Answer briefly.") and
                   "Use tabs." in system, system[:400])
@@ -76,6 +90,57 @@ def test_commands_and_context_through_the_api():
             check(refused.status == 400 and "unknown command /revue" in
                   refused.json["error"]["message"], refused.raw[:300])
             stream.close()
+        except Exception:
+            if server:
+                sys.stderr.write("--- server log\n" + server.log_text() + "\n")
+            raise
+        finally:
+            if server:
+                server.stop()
+            fake.stop()
+            home.cleanup()
+
+
+def test_builtins_goal_and_clear_through_the_api():
+    with tempfile.TemporaryDirectory(prefix="ava-workflows-test-") as tmp:
+        record = os.path.join(tmp, "requests.jsonl")
+        fake = FakeProvider(FAKE, record=record)
+        home = Home(fake)
+        server = None
+        try:
+            server = Server(home, [BACKEND, "--port", "0"])
+            project = server.ok("POST", "/api/projects", {"path": home.project})["id"]
+            conversation = server.ok("POST", "/api/conversations", {"projectId": project})["id"]
+            base = "/api/conversations/%s" % conversation
+            stream = EventStream(server, base + "/events")
+
+            accepted = server.ok("POST", base + "/input", {"text": "/goal ship the parser"},
+                                 expect=(202,))
+            status = server.ok("GET", base + "/status")
+            check(status["goal"] == "ship the parser", status)
+            events = stream.wait_until(
+                lambda ev: any(kind == "command_output" for _, kind, _ in ev), what="command_output")
+            answered = [data for _, kind, data in events if kind == "command_output"]
+            check(answered[0]["command"] == "goal" and answered[0]["text"] == "/goal ship the parser"
+                  and answered[0]["input_id"] == accepted["inputId"], answered)
+            check(any(kind == "goal_set" for _, kind, _ in events), events)
+
+            server.ok("POST", base + "/input", {"text": "hello"}, expect=(202,))
+            stream.wait_until(count_turn_ends(1), what="turn_end")
+            text = last_user_text(recorded(record)[-1]["body"])
+            check("ship the parser" in text and text.endswith("hello"), text)
+            stream.close()
+
+            # /clear: a new conversation in the same project; the old one stays.
+            cleared = server.request("POST", base + "/input", {"text": "/clear"})
+            check(cleared.status == 201, cleared.raw)
+            fresh = cleared.json["newConversationId"]
+            check(fresh and fresh != conversation, cleared.json)
+            listed = server.ok("GET", "/api/conversations")["conversations"]
+            check({conversation, fresh} <= {c["id"] for c in listed}, listed)
+            check(next(c for c in listed if c["id"] == fresh)["projectId"] == project, listed)
+            check(server.ok("GET", "/api/conversations/%s/status" % fresh)["goal"] == "",
+                  "the new conversation kept the goal")
         except Exception:
             if server:
                 sys.stderr.write("--- server log\n" + server.log_text() + "\n")

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <catch2/catch.hpp>
 
@@ -27,6 +28,12 @@ int count(const ConversationModel& model, ViewItem::Kind kind) {
 bool has_answer(const ConversationModel& model, const QString& text) {
   for (const auto& item : model.items())
     if (item.kind == ViewItem::Kind::assistant && item.text == text) return true;
+  return false;
+}
+
+bool answer_contains(const ConversationModel& model, const QString& text) {
+  for (const auto& item : model.items())
+    if (item.kind == ViewItem::Kind::assistant && item.text.contains(text)) return true;
   return false;
 }
 
@@ -229,8 +236,10 @@ TEST_CASE("the project's slash commands reach the composer, and one runs expande
       << "---\ndescription: Say hello\n---\nbash: echo hi $ARGUMENTS";
   Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
   open_conversation(env, workbench);
-  REQUIRE(spin_until([&] { return workbench.commands().size() == 1; }));
-  const auto greet = workbench.commands().at(0).toMap();
+  // The built-ins come first, then the project's own.
+  REQUIRE(spin_until([&] { return workbench.commands().size() == 10; }));
+  CHECK(workbench.commands().at(0).toMap().value("scope").toString() == "builtin");
+  const auto greet = workbench.commands().at(9).toMap();
   CHECK(greet.value("name").toString() == "greet");
   CHECK(greet.value("description").toString() == "Say hello");
   CHECK(greet.value("scope").toString() == "project");
@@ -240,4 +249,56 @@ TEST_CASE("the project's slash commands reach the composer, and one runs expande
   REQUIRE(spin_until([&] { return has_answer(model, "done: hi there") && !model.turnOpen(); }));
   CHECK(model.items()[0].text == "/greet there");  // as typed
   CHECK(model.items()[1].command == "echo hi there");
+}
+
+TEST_CASE("a /plan turn waits for approval; approving switches the mode and runs it",
+          "[desktop][backend][workflows]") {
+  BackendHome env;
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  auto& model = *workbench.conversation();
+  REQUIRE(workbench.send(QStringLiteral("/goal ship it")));
+  REQUIRE(spin_until([&] { return model.goal() == "ship it"; }));
+  REQUIRE(workbench.send(QStringLiteral("/goal clear")));
+  REQUIRE(spin_until([&] { return model.goal().isEmpty(); }));
+  REQUIRE(count(model, ViewItem::Kind::command) == 2);
+
+  REQUIRE(workbench.send(QStringLiteral("/plan tidy the readme")));
+  REQUIRE(spin_until([&] { return model.planAwaitingApproval(); }));
+  CHECK(answer_contains(model, "echo: tidy the readme"));
+  workbench.approvePlan(QStringLiteral("accept-edits"));
+  REQUIRE(spin_until(
+      [&] { return answer_contains(model, "echo: The plan is approved") && !model.turnOpen(); }));
+  CHECK_FALSE(model.planAwaitingApproval());
+  CHECK(model.permissionMode() == "accept-edits");
+}
+
+TEST_CASE("a task card's subagent log opens beside the conversation",
+          "[desktop][backend][workflows]") {
+  BackendHome env;
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  auto& model = *workbench.conversation();
+  REQUIRE(workbench.send(QStringLiteral(
+      R"(tool: task {"agent": "explore", "description": "look", "prompt": "bash: echo from-child"})")));
+  std::optional<ViewItem> task;  // a copy: the model's rows move as they grow
+  REQUIRE(spin_until([&] {
+    for (const auto& item : model.items()) {
+      if (item.kind == ViewItem::Kind::tool && item.tool_name == "task" &&
+          !item.subagent_session.isEmpty())
+        task = item;
+    }
+    return task.has_value() && !model.turnOpen();
+  }));
+  CHECK(task->subagent_agent == "explore");
+  CHECK(task->output.contains("done: from-child"));
+  workbench.openSubagent(task->subagent_session, task->subagent_agent);
+  CHECK(workbench.subagentAgent() == "explore");
+  auto& sub = *workbench.subagent();
+  REQUIRE(spin_until([&] { return count(sub, ViewItem::Kind::tool) == 1 && !sub.turnOpen(); }));
+  CHECK(sub.items()[0].kind == ViewItem::Kind::user);
+  CHECK(sub.items()[0].text == "bash: echo from-child");
+  CHECK(has_answer(sub, "done: from-child"));
+  workbench.closeSubagent();
+  CHECK(workbench.subagentAgent().isEmpty());
 }

@@ -250,3 +250,54 @@ TEST_CASE("input a UserPromptSubmit hook blocked says so and why", "[desktop]") 
   const auto index = model.index(0);
   CHECK(model.data(index, ConversationModel::BlockedRole).toString() == "no secrets");
 }
+
+TEST_CASE("a built-in's answer is a command row; the goal and a plan awaiting approval follow",
+          "[desktop]") {
+  ConversationModel model;
+  apply_all(model, json::array({{{"type", "goal_set"}, {"seq", 1}, {"goal", "ship it"}},
+                                {{"type", "command_output"},
+                                 {"seq", 2},
+                                 {"input_id", "i"},
+                                 {"text", "/goal ship it"},
+                                 {"command", "goal"},
+                                 {"output", "Goal set: ship it"}},
+                                {{"type", "input"},
+                                 {"seq", 3},
+                                 {"input_id", "in-1"},
+                                 {"kind", "followup"},
+                                 {"text", "/plan tidy"},
+                                 {"command", "plan"},
+                                 {"plan", true}},
+                                {{"type", "turn_start"}, {"seq", 4}, {"turn_id", "t1"}},
+                                {{"type", "input_claimed"},
+                                 {"seq", 5},
+                                 {"turn_id", "t1"},
+                                 {"step", 1},
+                                 {"input_ids", json::array({"in-1"})}}}));
+  CHECK(model.goal() == "ship it");
+  REQUIRE(model.items().size() == 2);
+  CHECK(model.items()[0].kind == ViewItem::Kind::command);
+  CHECK(model.items()[0].text == "/goal ship it");
+  CHECK(model.items()[0].output == "Goal set: ship it");
+  CHECK(model.data(model.index(0), ConversationModel::KindRole).toString() == "command");
+  CHECK(model.items()[1].plan);
+  CHECK_FALSE(model.planAwaitingApproval());  // the turn still runs
+
+  apply_all(model,
+            json::array(
+                {{{"type", "assistant"},
+                  {"seq", 6},
+                  {"turn_id", "t1"},
+                  {"step", 1},
+                  {"content", {{{"type", "text"}, {"text", "1. tidy"}}}}},
+                 {{"type", "turn_end"}, {"seq", 7}, {"turn_id", "t1"}, {"reason", "completed"}}}));
+  CHECK(model.planAwaitingApproval());
+  apply_all(model, json::array({{{"type", "input"},
+                                 {"seq", 8},
+                                 {"input_id", "in-2"},
+                                 {"kind", "followup"},
+                                 {"text", "go"}}}));
+  CHECK_FALSE(model.planAwaitingApproval());
+  apply_all(model, json::array({{{"type", "goal_set"}, {"seq", 9}, {"goal", ""}}}));
+  CHECK(model.goal().isEmpty());
+}

@@ -48,6 +48,8 @@ std::vector<EventBody> bodies() {
   all.emplace_back(PermissionModeChanged{});
   all.emplace_back(HookRan{.hook = "Stop", .exit_code = -1});
   all.emplace_back(InputBlocked{.input_id = "i"});
+  all.emplace_back(GoalSet{});
+  all.emplace_back(ava::session::CommandOutput{});
   all.emplace_back(TurnStarted{.turn_id = "quote \" backslash \\ \n\t\x01 ünï ✓ 😀 bad \xff"});
   return all;
 }

@@ -281,6 +281,50 @@ async function main() {
     await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
     log("ok: slash command completed and expanded");
 
+    // --- built-ins: /goal answered by the agent itself, shown in the header
+    await composer.fill("/goal keep the tests green");
+    await composer.press("Enter");
+    await list.locator(".card.command", { hasText: "Goal set: keep the tests green" }).waitFor();
+    await page.getByTestId("goal").filter({ hasText: "keep the tests green" }).waitFor();
+    await composer.fill("/goal clear");
+    await composer.press("Enter");
+    await list.locator(".card.command", { hasText: "Goal cleared" }).waitFor();
+    check((await page.getByTestId("goal").count()) === 0, "the goal stayed in the header after /goal clear");
+    log("ok: /goal set and cleared");
+
+    // --- a /plan turn: the plan waits for approval, which runs it in the chosen mode
+    await composer.fill("/plan tidy the readme");
+    await composer.press("Enter");
+    await list.locator(".msg.user", { hasText: "/plan tidy the readme" }).locator(".badge.plan").waitFor();
+    await list.locator(".msg.assistant:not(.live)", { hasText: "echo: tidy the readme" }).waitFor();
+    const planCard = page.getByTestId("plan-card");
+    await planCard.waitFor();
+    await screenshot("plan-awaiting-approval");
+    await planCard.getByLabel("Mode to run the plan in").selectOption("accept-edits");
+    await planCard.getByTestId("approve-plan").click();
+    await list.locator(".msg.assistant:not(.live)", { hasText: "echo: The plan is approved" }).waitFor();
+    check((await page.getByTestId("plan-card").count()) === 0, "the plan card stayed after the approval");
+    check((await page.getByTestId("permission-mode").inputValue()) === "accept-edits", "approving did not switch to the chosen mode");
+    await page.getByTestId("permission-mode").selectOption("auto");
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    log("ok: plan approved and run");
+
+    // --- a subagent: the task card links to the child's own log
+    await composer.fill('tool: task {"agent": "explore", "description": "look around", "prompt": "bash: echo from-child"}');
+    await composer.press("Enter");
+    const taskCard = list.locator('[data-tool="task"]').last();
+    await list.locator('[data-tool="task"][data-status="ok"]').last().waitFor();
+    check((await taskCard.innerText()).includes("done: from-child"), "the task card does not show the subagent's report");
+    await taskCard.getByTestId("open-subagent").click();
+    const panel = page.getByTestId("subagent-panel");
+    await panel.locator('[data-tool="bash"]', { hasText: "echo from-child" }).waitFor();
+    await panel.locator(".msg.assistant", { hasText: "done: from-child" }).waitFor();
+    await screenshot("subagent-log");
+    await panel.getByRole("button", { name: "Close the subagent's log" }).click();
+    check((await page.getByTestId("subagent-panel").count()) === 0, "the subagent panel did not close");
+    await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    log("ok: subagent log opened from its task card");
+
     // --- an image attached through the file picker goes with the message and shows in it
     const pngFile = path.join(temp, "dot.png");
     writeFileSync(pngFile, Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64"));

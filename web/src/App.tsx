@@ -192,7 +192,7 @@ export function App() {
               </button>
             </div>
           )}
-          {route.page === "conversation" && <ConversationPage key={route.id} id={route.id} models={models} listed={conversations.find((c) => c.id === route.id)} />}
+          {route.page === "conversation" && <ConversationPage key={route.id} id={route.id} models={models} listed={conversations.find((c) => c.id === route.id)} onOpen={(next) => navigate(`/c/${encodeURIComponent(next)}`)} />}
           {route.page === "settings" && <Settings models={models} />}
           {route.page === "home" && (
             <main className="home" aria-label="Welcome">

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ConversationEvent, StatusMessage } from "../src/api/protocol.gen";
-import { applyEvents, applyStatus, initialState, reduce, viewItems, type ConversationState, type ToolItem } from "../src/model/conversation";
+import { applyEvents, applyStatus, initialState, planAwaitingApproval, reduce, viewItems, type ConversationState, type ToolItem } from "../src/model/conversation";
 import { syntheticEvents } from "../src/model/synthetic";
 
 const CONV = "conv-1";
@@ -229,5 +229,43 @@ describe("scale", () => {
     let chunked = initialState(CONV);
     for (let i = 0; i < events.length; i += 50) chunked = run(events.slice(Math.max(0, i - 10), i + 50), chunked);
     expect(chunked.items).toEqual(s.items);
+  });
+});
+
+describe("workflows", () => {
+  const start = real[0];
+  const planTurn = (seq: number, turn: string, text: string, plan: boolean) =>
+    [
+      { input_id: `in-${seq}`, kind: "followup", seq, text, ts: seq, type: "input", ...(plan ? { plan: true, command: "plan", expansion: "x" } : {}) },
+      { seq: seq + 1, ts: seq, turn_id: turn, type: "turn_start" },
+      { input_ids: [`in-${seq}`], seq: seq + 2, step: 1, ts: seq, turn_id: turn, type: "input_claimed" },
+      { content: [{ text: `answer ${turn}`, type: "text" }], seq: seq + 3, step: 1, ts: seq, turn_id: turn, type: "assistant" },
+      { reason: "completed", seq: seq + 4, ts: seq, turn_id: turn, type: "turn_end" },
+    ] as ConversationEvent[];
+
+  it("shows a built-in's answer as a command item and follows the goal", () => {
+    const s = run([
+      start,
+      { type: "goal_set", goal: "ship it", seq: 2, ts: 2 },
+      { type: "command_output", input_id: "i", text: "/goal ship it", command: "goal", output: "Goal set: ship it", seq: 3, ts: 3 },
+    ] as ConversationEvent[]);
+    expect(s.goal).toBe("ship it");
+    expect(s.items).toEqual([{ kind: "command", key: "c3", seq: 3, command: "goal", text: "/goal ship it", output: "Goal set: ship it" }]);
+    const cleared = run([{ type: "goal_set", goal: "", seq: 4, ts: 4 } as ConversationEvent], s);
+    expect(cleared.goal).toBe("");
+  });
+
+  it("offers a completed plan turn for approval until input follows it", () => {
+    const planned = run([start, ...planTurn(2, "t1", "/plan tidy", true)]);
+    expect(planned.items[0]).toMatchObject({ kind: "user", plan: true });
+    expect(planAwaitingApproval(planned)).toMatchObject({ kind: "assistant", text: "answer t1" });
+    // Input after it (approved, or more planning) answers it.
+    const answered = run([{ input_id: "in-9", kind: "followup", seq: 7, text: "go", ts: 7, type: "input" } as ConversationEvent], planned);
+    expect(planAwaitingApproval(answered)).toBeNull();
+    // A plain turn is never a plan to approve; neither is an aborted plan turn.
+    expect(planAwaitingApproval(run([start, ...planTurn(2, "t1", "hello", false)]))).toBeNull();
+    const aborted = [...planTurn(2, "t1", "/plan x", true)];
+    (aborted[4] as { reason: string }).reason = "aborted";
+    expect(planAwaitingApproval(run([start, ...aborted]))).toBeNull();
   });
 });

@@ -94,10 +94,23 @@ struct AgentOptions {
   // Skills the application switched off: left out of the prompt's index and
   // the skill tool, as if they were not on disk.
   std::set<std::string> disabled_skills;
+  // Memory notes (prompts/memory.hpp): the `memory` tool and the notes'
+  // index in the system prompt, read again at every turn's start. Notes are
+  // under AVA_HOME/memory (needs `home`) and <repo>/.ava/memory.
+  bool memory = false;
   int max_steps = base::Limits::defaults().max_steps_per_turn;
   double compact_fraction = 0.8;  // compact when a request would exceed this share of the window
   base::Limits limits = base::Limits::defaults();
   std::optional<PermissionOptions> permissions;
+  // The `task` tool (subagents, prompts/agents.hpp): each child runs in its
+  // own log beside this one, with the tools its definition allows and this
+  // agent's permissions (nobody can answer its calls); abort and pause
+  // reach it; its usage is counted here too.
+  bool subagents = false;
+  int max_parallel_subagents = 4;  // `task` calls of one step that run at once
+  // Set for a subagent: recorded in its session_start.
+  std::string parent_session_id;
+  std::string parent_call_id;
 };
 
 // A person's answer to an approval request.
@@ -144,6 +157,7 @@ struct Status {
   std::string permission_mode;  // the mode calls are checked in; empty without permissions
   std::string sandbox;          // read-only, workspace-write, off, or "unavailable"
   std::vector<std::string> granted_rules;  // allowed for this conversation by a person
+  std::string goal;                        // set by /goal; empty when none
 };
 
 // What the next request is built from, without building it.

@@ -31,9 +31,13 @@ std::vector<Skill> discover_skills(const std::vector<std::filesystem::path>& roo
 // else cwd itself (canonical).
 std::filesystem::path project_root(const std::filesystem::path& cwd);
 
-// AVA_HOME/skills, then <project_root(cwd)>/.ava/skills.
+// Where skills are read from, a later folder winning a name clash:
+// ~/.claude/skills, AVA_HOME/skills, <project_root(cwd)>/.claude/skills,
+// <project_root(cwd)>/.ava/skills. Without `claude_folders` (settings.json
+// "skills": {"claudeFolders": false}) only Ava's two.
 std::vector<std::filesystem::path> default_skill_roots(const std::filesystem::path& home,
-                                                       const std::filesystem::path& cwd);
+                                                       const std::filesystem::path& cwd,
+                                                       bool claude_folders = true);
 
 // The body of a SKILL.md (front matter removed).
 Result<std::string> load_skill_body(const Skill& skill);
@@ -45,6 +49,8 @@ struct PromptInputs {
   std::filesystem::path cwd;
   prompts::ProjectContext project;  // the layered AGENTS.md files (prompts package)
   std::vector<Skill> skills;
+  bool memory = false;       // the memory tool is there
+  std::string memory_index;  // prompts::memory_index of the notes; empty: none yet
 };
 
 // The base prompt plus environment, project context and the skill index.

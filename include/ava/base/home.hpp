@@ -38,6 +38,16 @@ class Home {
   std::filesystem::path root_;
 };
 
+// The settings profile in use (docs/workflows.md): AVA_PROFILE, which
+// `ava --profile NAME` sets; its AVA_HOME/profiles/<name>.json overlays
+// settings.json. nullopt: none. invalid_argument for a name that is not 1-64
+// of A-Z a-z 0-9 . _ - (not starting with a dot).
+Result<std::optional<std::string>> active_profile(const EnvLookup& env = process_env);
+// That profile's file under `home`, or nullopt without a profile;
+// not_found when the profile names a file that does not exist.
+Result<std::optional<std::filesystem::path>> profile_settings_file(
+    const std::filesystem::path& home, const EnvLookup& env = process_env);
+
 // mkdir -p with mode 0700 for every folder it creates, then chmod 0700 on the
 // last one if it is looser.
 Result<void> ensure_private_dir(const std::filesystem::path& path);

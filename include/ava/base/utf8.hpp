@@ -40,6 +40,20 @@ inline std::size_t sequence(std::string_view text, std::size_t i) {
   return length;
 }
 
+// Whether every byte of `text` belongs to a well-formed sequence.
+inline bool valid(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t length = sequence(text, i);
+    if (length == 0) return false;
+    i += length;
+  }
+  return true;
+}
+
 // How many bytes one U+FFFD replaces at an invalid position: the maximal
 // prefix of a well-formed sequence (Unicode's "maximal subpart"), as nlohmann
 // and most decoders do.

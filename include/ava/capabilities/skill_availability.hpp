@@ -46,10 +46,20 @@ std::set<std::string> disabled_skills_for(const base::Home& home,
 std::set<std::string> disabled_skills_for(const CapabilitiesStore& store,
                                           const std::filesystem::path& folder);
 
+// Whether skills are also read from the folders Claude Code keeps them in
+// (~/.claude/skills, <project>/.claude/skills): settings.json (with the
+// active profile) "skills": {"claudeFolders": false} turns it off.
+bool claude_skill_folders(const base::Home& home);
+// The folders agents working in `folder` read skills from, in order.
+std::vector<std::filesystem::path> skill_roots(const base::Home& home,
+                                               const std::filesystem::path& folder);
+
 // A discovered skill as `ava skill list` and GET /api/skills show it.
 struct SkillListing {
   agent::Skill skill;
-  std::string source;  // "user" (AVA_HOME/skills) or "project" (<project>/.ava/skills)
+  // "user" (AVA_HOME/skills, ~/.claude/skills) or "project" (<project>/.ava
+  // or .claude/skills); the path tells which folder.
+  std::string source;
   SkillState state;
 };
 

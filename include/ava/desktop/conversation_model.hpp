@@ -17,7 +17,7 @@ namespace ava::desktop {
 // One row of the conversation view. Tool rows carry what their card shows,
 // derived here so that QML only lays it out.
 struct ViewItem {
-  enum class Kind { user, assistant, thinking, tool, notice };
+  enum class Kind { user, assistant, thinking, tool, notice, command };
   Kind kind = Kind::notice;
   QString key;
   QString text;  // user/assistant/thinking text, notice text
@@ -25,7 +25,10 @@ struct ViewItem {
   QString input_kind;
   QString input_id;
   bool claimed = false;
-  QString blocked;  // why a UserPromptSubmit hook kept it from the model
+  QString blocked;    // why a UserPromptSubmit hook kept it from the model
+  bool plan = false;  // a /plan input: its turn only plans
+  // command (a built-in the agent answered): `text` is what was typed,
+  // `output` the answer (Markdown)
   // thinking
   bool redacted = false;
   // tool
@@ -47,6 +50,9 @@ struct ViewItem {
   QString approval_rule;
   QStringList suggested_rules;
   QString preview;  // what will run: the command, an edit's old and new text, a write's content
+  // a `task` call's subagent, once it reported: its session (log) and definition
+  QString subagent_session;
+  QString subagent_agent;
   // notice
   QString level;  // info, error, interrupted
 };
@@ -76,6 +82,11 @@ class ConversationModel : public QAbstractListModel {
   Q_PROPERTY(int waitingApprovals READ waitingApprovals NOTIFY changed)
   // The mode a person chose in this conversation (permission_mode), if any.
   Q_PROPERTY(QString permissionMode READ permissionMode NOTIFY changed)
+  // The goal /goal set; empty when none.
+  Q_PROPERTY(QString goal READ goal NOTIFY changed)
+  // A /plan turn completed and no input followed it: its plan waits for
+  // "approve and run" (or more planning).
+  Q_PROPERTY(bool planAwaitingApproval READ planAwaitingApproval NOTIFY changed)
 
  public:
   enum Role {
@@ -97,6 +108,9 @@ class ConversationModel : public QAbstractListModel {
     OutputRole,
     LevelRole,
     BlockedRole,
+    PlanRole,
+    SubagentSessionRole,
+    SubagentAgentRole,
   };
 
   explicit ConversationModel(QObject* parent = nullptr);
@@ -134,6 +148,8 @@ class ConversationModel : public QAbstractListModel {
   QVariantMap pendingApproval() const;
   int waitingApprovals() const;
   QString permissionMode() const { return permission_mode_; }
+  QString goal() const { return goal_; }
+  bool planAwaitingApproval() const;
 
  signals:
   void conversationChanged();
@@ -175,6 +191,11 @@ class ConversationModel : public QAbstractListModel {
   qint64 output_tokens_ = 0;
   qint64 cache_read_tokens_ = 0;
   QString permission_mode_;
+  QString goal_;
+  std::unordered_set<std::string> plan_turns_;  // turns that took a /plan input
+  std::string last_completed_turn_;             // the last turn that ended completed
+  std::int64_t last_input_seq_ = 0;
+  std::int64_t last_turn_end_seq_ = 0;
 };
 
 }  // namespace ava::desktop

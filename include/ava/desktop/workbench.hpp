@@ -42,6 +42,10 @@ class Workbench : public QObject {
   // The open conversation's slash commands (GET /commands), for completion:
   // [{name, description, argumentHint, scope}].
   Q_PROPERTY(QVariantList commands READ commands NOTIFY commandsChanged)
+  // A subagent's own log, opened from its task card (openSubagent): read
+  // only, followed while it runs; subagentAgent is empty when none is open.
+  Q_PROPERTY(ava::desktop::ConversationModel* subagent READ subagent CONSTANT)
+  Q_PROPERTY(QString subagentAgent READ subagentAgent NOTIFY subagentChanged)
 
  public:
   explicit Workbench(const Connection::Options& options, QObject* parent = nullptr);
@@ -50,6 +54,8 @@ class Workbench : public QObject {
 
   Connection* connection() { return &connection_; }
   ConversationModel* conversation() { return &conversation_; }
+  ConversationModel* subagent() { return &subagent_; }
+  QString subagentAgent() const { return subagent_agent_; }
   RowsModel* machines() { return &machines_; }
   RowsModel* projects() { return &projects_; }
   RowsModel* conversations() { return &conversations_; }
@@ -96,6 +102,13 @@ class Workbench : public QObject {
                                   const QString& rule = {}, const QString& message = {});
   // The open conversation's permission mode: ask, accept-edits, plan, auto.
   Q_INVOKABLE void setPermissionMode(const QString& mode);
+  // After a /plan turn: switches to `mode` and sends the approval that starts
+  // the next turn with the plan.
+  Q_INVOKABLE void approvePlan(const QString& mode);
+  // workbench_subagent.cpp: the open conversation's subagent `sessionId`
+  // (a task call's details) into `subagent`; closeSubagent() stops following.
+  Q_INVOKABLE void openSubagent(const QString& sessionId, const QString& agent);
+  Q_INVOKABLE void closeSubagent();
   Q_INVOKABLE void setPinned(const QString& id, bool pinned);
   Q_INVOKABLE void setArchived(const QString& id, bool archived);
   Q_INVOKABLE void rename(const QString& id, const QString& title);
@@ -113,6 +126,7 @@ class Workbench : public QObject {
   void lastErrorChanged();
   void permissionsChanged();
   void commandsChanged();
+  void subagentChanged();
   // A conversation this client created (newConversation) is selected.
   void conversationCreated(const QString& id);
 
@@ -128,6 +142,9 @@ class Workbench : public QObject {
   void on_conversation_events(const std::vector<transport::SseEvent>& batch);
   void on_status_events(const std::vector<transport::SseEvent>& batch);
   void on_stream_ended(int status);
+  void open_subagent_stream();
+  void on_subagent_events(const std::vector<transport::SseEvent>& batch);
+  void on_subagent_ended(int status);
   void load_conversations();
   void load_settings();
   void load_usage();
@@ -149,6 +166,9 @@ class Workbench : public QObject {
   RowsModel models_;
   SseStream status_stream_;
   SseStream conversation_stream_;
+  ConversationModel subagent_;
+  SseStream subagent_stream_;
+  QString subagent_agent_;
   QSettings settings_;
   QTimer list_refresh_;
   QTimer review_;

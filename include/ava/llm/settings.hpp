@@ -50,6 +50,7 @@ struct ModelOverride {
 // takes precedence and is only consulted through `env` (tests inject one).
 struct Settings {
   std::filesystem::path settings_file;  // for messages; empty when built in memory
+  std::filesystem::path profile_file;   // the active profile's overlay; empty: none
   std::filesystem::path auth_file;
   std::string provider;  // settings.json "provider": the default provider
   std::string model;     // settings.json "model": the default provider's model
@@ -63,7 +64,9 @@ struct Settings {
   base::EnvLookup env = [](const char*) { return std::optional<std::string>(); };
 };
 
-// Reads both files (a missing file is empty settings). auth.json looser than
+// Reads both files (a missing file is empty settings), with the active
+// profile's AVA_HOME/profiles/<name>.json (base::active_profile, read from
+// `env`) over settings.json: what it names replaces settings.json's. auth.json looser than
 // 0600 is tightened, one owned by someone else is refused. Errors name the
 // file and the problem (ErrorCode::parse for malformed content).
 Result<Settings> load_settings(const base::Home& home,

@@ -82,6 +82,7 @@ struct DriverStatus {
   std::vector<PendingApproval> approvals;
   std::string permission_mode;  // empty: no permission checks
   std::string sandbox;          // read-only, workspace-write, off, unavailable
+  std::string goal;             // set by /goal; empty when none
 };
 template <>
 struct Shape<DriverStatus> {
@@ -100,7 +101,8 @@ struct Shape<DriverStatus> {
                                             field("lastError", &DriverStatus::last_error),
                                             field("approvals", &DriverStatus::approvals),
                                             field("permissionMode", &DriverStatus::permission_mode),
-                                            field("sandbox", &DriverStatus::sandbox)};
+                                            field("sandbox", &DriverStatus::sandbox),
+                                            field("goal", &DriverStatus::goal)};
 };
 
 // One rule in force, and where it was written.

@@ -274,14 +274,19 @@ struct InputAccepted {
   std::string input_id;
   std::int64_t seq = 0;
   bool duplicate = false;
+  // /clear: the new conversation it started in the same project (the
+  // input itself is not recorded in this one).
+  std::optional<std::string> new_conversation_id;
 };
 template <>
 struct Shape<InputAccepted> {
   static constexpr std::string_view name = "InputAccepted";
-  static constexpr std::string_view doc = "202 for an input, once it is durable.";
+  static constexpr std::string_view doc =
+      "202 for an input, once it is durable; 201 with newConversationId for /clear.";
   static constexpr auto fields =
       std::tuple{field("inputId", &InputAccepted::input_id), field("seq", &InputAccepted::seq),
-                 field("duplicate", &InputAccepted::duplicate)};
+                 field("duplicate", &InputAccepted::duplicate),
+                 field("newConversationId", &InputAccepted::new_conversation_id)};
 };
 
 // PUT /api/settings/providers/{name}: fields left out keep their value, an

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ struct PendingInput {
   std::vector<content::ImageBlock> attachments;
   std::vector<std::string> allowed_tools;  // a slash command's
   bool allowed_tools_unasked = false;
+  bool plan = false;  // /plan TEXT
 };
 
 // A tool call waiting for a person: requested, neither decided nor answered.
@@ -49,7 +51,12 @@ struct Context {
   // these rules name are offered, and calls they match run unasked.
   std::vector<std::string> turn_allowed_tools;
   std::vector<std::string> turn_granted_rules;  // of those, the ones that run unasked
-  content::Usage usage;                         // totals over the whole log
+  // The open turn took a /plan input: mutating calls are refused in it.
+  bool turn_plan = false;
+  // Set by /goal; each turn's first user message starts with a reminder.
+  std::string goal;
+  content::Usage usage;                                  // totals over the whole log
+  std::map<std::string, content::Usage> usage_by_model;  // the same, per model
   Seq last_seq = 0;
 };
 
@@ -69,6 +76,9 @@ class ContextBuilder {
 };
 
 Context rebuild_context(const std::vector<Event>& events);
+
+// The reminder a goal puts before the input that starts a turn.
+std::string goal_reminder_text(const std::string& goal);
 
 // The text a compaction summary is presented with to the model.
 std::string summary_message_text(const std::string& summary);

@@ -25,6 +25,9 @@ struct SessionStarted {
   std::string model;
   std::string cwd;
   std::string version;  // Ava's version that created the log
+  // A subagent's log: the session and tool call (`task`) that started it.
+  std::string parent_session_id;
+  std::string parent_call_id;
 };
 
 enum class InputKind { followup, steer };
@@ -43,6 +46,9 @@ struct InputAcknowledged {
   // Whether those calls also run unasked: the user's own commands, and a
   // trusted project's; an untrusted repository's command only narrows.
   bool allowed_tools_unasked = false;
+  // /plan TEXT: the turn that takes it runs read-only (mutating calls are
+  // refused whatever the mode) and the model is asked for a plan.
+  bool plan = false;
 };
 
 // Input taken into the model context by a step. The gate claims one followup
@@ -110,6 +116,9 @@ struct UsageRecorded {
   int step = 0;
   std::string model;
   content::Usage usage;
+  // Spent by a subagent (its session id) for this call: counted in this
+  // conversation's totals; its own log has the same tokens per request.
+  std::string subagent;
 };
 
 struct ModelChanged {
@@ -190,6 +199,22 @@ struct HookRan {
   std::string output;  // the command's stdout and stderr, bounded
 };
 
+// The conversation's goal from here on (/goal TEXT), reminded to the model at
+// the start of every turn; empty clears it.
+struct GoalSet {
+  std::string goal;
+};
+
+// A built-in slash command the agent answered itself (/help, /cost, /goal,
+// ...): what the user typed and what they were shown. The model never sees
+// either; a resent input id gets this event's receipt.
+struct CommandOutput {
+  std::string input_id;
+  std::string text;     // as typed
+  std::string command;  // its name, without the slash
+  std::string output;   // Markdown for the person
+};
+
 // An event of a kind this version does not know, kept exactly as read.
 struct UnknownEvent {
   std::string type;
@@ -200,7 +225,8 @@ using EventBody =
     std::variant<SessionStarted, InputAcknowledged, InputClaimed, InputBlocked, TurnStarted,
                  TurnEnded, StepStarted, StepEnded, AssistantMessage, ToolResult, UsageRecorded,
                  ModelChanged, Paused, Resumed, Compacted, ErrorOccurred, Recovered,
-                 ApprovalRequested, ApprovalDecided, PermissionModeChanged, HookRan, UnknownEvent>;
+                 ApprovalRequested, ApprovalDecided, PermissionModeChanged, HookRan, GoalSet,
+                 CommandOutput, UnknownEvent>;
 
 struct Event {
   Seq seq = 0;

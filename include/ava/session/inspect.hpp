@@ -65,6 +65,7 @@ struct InspectReport {
   std::vector<ApprovalSummary> approvals;
   std::vector<HookSummary> hooks;
   std::string permission_mode;  // the last one a person chose; empty: the settings'
+  std::string goal;             // set by /goal; empty when none
   content::Usage usage;
   std::uint64_t recoveries = 0;
 };

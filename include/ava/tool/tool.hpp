@@ -34,6 +34,7 @@ struct ToolContext {
   base::Limits limits = base::Limits::defaults();
   boost::asio::any_io_executor executor;
   proc::Sandbox sandbox;  // where commands run (bash); mode off: unrestricted
+  std::string call_id;    // the call being run, for tools that record it (task)
 };
 
 class Tool {

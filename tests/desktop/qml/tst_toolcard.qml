@@ -39,6 +39,19 @@ Item {
         exitBad: true
     }
 
+    ToolCard {
+        id: task
+        y: 760
+        width: 600
+        toolName: "task"
+        title: "task: look around"
+        status: "ok"
+        output: "found it"
+        subagentSession: "child-1"
+        subagentAgent: "explore"
+    }
+    SignalSpy { id: opened; target: task; signalName: "openSubagent" }
+
     TestCase {
         name: "ToolCard"
         when: windowShown
@@ -90,6 +103,16 @@ Item {
             compare(failed.border.color, Theme.error)
             compare(findChild(failed, "exitText").color, Theme.error)
             compare(findChild(bash, "exitText").color, Theme.muted)
+        }
+    
+        function test_task_card_opens_its_subagent_log() {
+            verify(!findChild(bash, "openSubagentButton").visible)
+            const button = findChild(task, "openSubagentButton")
+            verify(button.visible)
+            mouseClick(button)
+            compare(opened.count, 1)
+            compare(opened.signalArguments[0][0], "child-1")
+            compare(opened.signalArguments[0][1], "explore")
         }
     }
 }

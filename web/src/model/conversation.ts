@@ -13,7 +13,7 @@ import type {
   ToolResultEvent,
   TurnEndEvent,
 } from "../api/protocol.gen";
-import type { ApprovalDecidedEvent, ApprovalRequestedEvent, HookEvent, PermissionModeEvent } from "../api/protocol.gen";
+import type { ApprovalDecidedEvent, ApprovalRequestedEvent, CommandOutputEvent, GoalSetEvent, HookEvent, PermissionModeEvent } from "../api/protocol.gen";
 import type { CompactionEvent, ErrorEvent, ModelChangedEvent, RecoveredEvent, UsageEvent } from "../api/protocol.extra";
 
 export type ToolStatus = "running" | "waiting" | "ok" | "error" | "interrupted" | "skipped";
@@ -40,6 +40,20 @@ export interface UserItem {
   blocked?: string;
   /** Attached images as sent (base64). */
   images: { mediaType: string; data: string }[];
+  /** A /plan input: the turn that takes it only plans. */
+  plan?: boolean;
+}
+
+/** A built-in slash command the agent answered itself (command_output). */
+export interface CommandItem {
+  kind: "command";
+  key: string;
+  seq: number;
+  command: string;
+  /** What the person typed. */
+  text: string;
+  /** The answer, Markdown. */
+  output: string;
 }
 
 export interface AssistantItem {
@@ -84,7 +98,7 @@ export interface NoticeItem {
   text: string;
 }
 
-export type ViewItem = UserItem | AssistantItem | ThinkingItem | ToolItem | NoticeItem;
+export type ViewItem = UserItem | AssistantItem | ThinkingItem | ToolItem | NoticeItem | CommandItem;
 
 export interface Totals {
   inputTokens: number;
@@ -120,6 +134,14 @@ export interface ConversationState {
   activity: string;
   /** The mode a person chose in this conversation (permission_mode), if any. */
   permissionMode: string;
+  /** The goal /goal set (goal_set); "" when none. */
+  goal: string;
+  /** Turns that took a /plan input, and the last turn that ended completed. */
+  planTurns: Record<string, true>;
+  lastCompletedTurn: string | null;
+  /** The seq of the newest input: a plan is answered once input follows it. */
+  lastInputSeq: number;
+  lastTurnEndSeq: number;
   // Bookkeeping (plain objects so the state stays serialisable).
   callIndex: Record<string, number>;
   inputIndex: Record<string, number>;
@@ -149,6 +171,11 @@ export function initialState(conversationId: string): ConversationState {
     driverState: null,
     activity: "",
     permissionMode: "",
+    goal: "",
+    planTurns: {},
+    lastCompletedTurn: null,
+    lastInputSeq: 0,
+    lastTurnEndSeq: 0,
     callIndex: {},
     inputIndex: {},
     doneSteps: {},
@@ -199,6 +226,7 @@ export function applyEvents(state: ConversationState, events: ConversationEvent[
     inputIndex: { ...state.inputIndex },
     doneSteps: { ...state.doneSteps },
     endedTurns: { ...state.endedTurns },
+    planTurns: { ...state.planTurns },
   };
   for (const event of events) {
     if (typeof event?.seq !== "number" || event.seq <= s.lastSeq) continue; // seen already
@@ -235,8 +263,20 @@ function applyOne(s: ConversationState, event: ConversationEvent): void {
         images: Array.isArray(e.attachments)
           ? e.attachments.filter((a) => a.type === "image" && a.data).map((a) => ({ mediaType: a.media_type ?? "image/png", data: a.data ?? "" }))
           : [],
+        plan: e.plan === true,
       });
       s.inputIndex[e.input_id] = index;
+      s.lastInputSeq = e.seq;
+      return;
+    }
+    case "command_output": {
+      const e = event as CommandOutputEvent;
+      push(s, { kind: "command", key: `c${e.seq}`, seq: e.seq, command: e.command ?? "", text: e.text ?? "", output: e.output ?? "" });
+      return;
+    }
+    case "goal_set": {
+      const e = event as GoalSetEvent;
+      s.goal = e.goal ?? "";
       return;
     }
     case "input_claimed": {
@@ -244,7 +284,10 @@ function applyOne(s: ConversationState, event: ConversationEvent): void {
       for (const id of e.input_ids ?? []) {
         const index = s.inputIndex[id];
         const item = index === undefined ? undefined : s.items[index];
-        if (item && item.kind === "user") s.items[index] = { ...item, claimed: true };
+        if (item && item.kind === "user") {
+          s.items[index] = { ...item, claimed: true };
+          if (item.plan) s.planTurns[e.turn_id] = true;
+        }
       }
       return;
     }
@@ -388,6 +431,8 @@ function applyOne(s: ConversationState, event: ConversationEvent): void {
     case "turn_end": {
       const e = event as TurnEndEvent;
       s.endedTurns[e.turn_id] = true;
+      s.lastTurnEndSeq = e.seq;
+      s.lastCompletedTurn = e.reason === "completed" ? e.turn_id : null;
       if (s.turnId === e.turn_id) s.turnId = null;
       if (s.live && s.live.turnId === e.turn_id) s.live = null;
       // Any call of this turn still open did not finish.
@@ -477,6 +522,20 @@ export function applyStatus(state: ConversationState, message: StatusMessage): C
     default:
       return state;
   }
+}
+
+/**
+ * The plan a /plan turn answered with, while it waits for the person: the
+ * last turn was a plan turn that completed and no input came after it.
+ */
+export function planAwaitingApproval(state: ConversationState): AssistantItem | null {
+  const turn = state.lastCompletedTurn;
+  if (!turn || !state.planTurns[turn] || state.turnId || state.lastInputSeq > state.lastTurnEndSeq) return null;
+  for (let i = state.items.length - 1; i >= 0; i--) {
+    const item = state.items[i];
+    if (item.kind === "assistant" && item.turnId === turn) return item;
+  }
+  return null;
 }
 
 /** Calls waiting for a person, oldest first. */

@@ -21,8 +21,8 @@ export function editPreview(item: ToolItem): string {
   return edits
     .map((edit) => {
       const e = (edit ?? {}) as Record<string, unknown>;
-      const before = str(e.old_string) ?? "";
-      const after = str(e.new_string) ?? "";
+      const before = str(e.oldText) ?? str(e.old_string) ?? "";
+      const after = str(e.newText) ?? str(e.new_string) ?? "";
       // The header lines of all but the first patch say nothing new.
       return createPatch(path, before.endsWith("\n") ? before : before + "\n", after.endsWith("\n") ? after : after + "\n", "", "", { context: 3 })
         .split("\n")

@@ -3,15 +3,17 @@ import { api, ApiRequestError, follow } from "../api/client";
 import type { ConversationEvent, ConversationView, StatusMessage } from "../api/protocol.gen";
 import type { ModelsResponse } from "../api/protocol.extra";
 import type { ApprovalDecisionRequest, PermissionsView, SlashCommandInfo } from "../api/protocol.gen";
-import { initialState, pendingApprovals, reduce, viewItems } from "../model/conversation";
+import { initialState, pendingApprovals, planAwaitingApproval, reduce, viewItems } from "../model/conversation";
 import { connection, statusBus } from "../model/stores";
 import { ApprovalCard } from "./ApprovalCard";
 import { Composer, type Attachment } from "./Composer";
 import { EventList } from "./EventList";
+import { APPROVED_PLAN_TEXT, PlanCard } from "./PlanCard";
+import { SubagentOpener, SubagentPanel, type SubagentRef } from "./SubagentPanel";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
-export function ConversationPage({ id, models, listed }: { id: string; models: ModelsResponse | null; listed?: ConversationView }) {
+export function ConversationPage({ id, models, listed, onOpen }: { id: string; models: ModelsResponse | null; listed?: ConversationView; onOpen?: (id: string) => void }) {
   const [state, dispatch] = useReducer(reduce, id, initialState);
   const [meta, setMeta] = useState<ConversationView | null>(null);
   const [error, setError] = useState("");
@@ -187,15 +189,33 @@ export function ConversationPage({ id, models, listed }: { id: string; models: M
     async (text: string, kind: "followup" | "steer", attachments: Attachment[]) => {
       setError("");
       try {
-        await api.input(id, attachments.length > 0 ? { text, kind, attachments: attachments.map(({ mediaType, data }) => ({ mediaType, data })) } : { text, kind });
+        const accepted = await api.input(id, attachments.length > 0 ? { text, kind, attachments: attachments.map(({ mediaType, data }) => ({ mediaType, data })) } : { text, kind });
+        // /clear started a new conversation in this project: go there.
+        if (accepted.newConversationId && onOpen) onOpen(accepted.newConversationId);
         return true;
       } catch (e) {
         setError(`Could not send: ${(e as Error).message}`);
         return false;
       }
     },
-    [id],
+    [id, onOpen],
   );
+
+  const [subagent, setSubagent] = useState<SubagentRef | null>(null);
+  const closeSubagent = useCallback(() => setSubagent(null), []);
+  const plan = planAwaitingApproval(state);
+  const approvePlan = async (mode: string): Promise<string | null> => {
+    try {
+      if (permissions && permissions.mode !== mode) {
+        await api.setPermissionMode(id, mode);
+        setPermissions((p) => (p ? { ...p, mode, modeSource: "this conversation" } : p));
+      }
+      await api.input(id, { text: APPROVED_PLAN_TEXT, kind: "followup" });
+      return null;
+    } catch (e) {
+      return `Could not start the plan: ${(e as Error).message}`;
+    }
+  };
 
   const changeModel = (value: string) => {
     const [provider, ...rest] = value.split("/");
@@ -222,6 +242,11 @@ export function ConversationPage({ id, models, listed }: { id: string; models: M
           <span className={`badge state-${driver}`} data-testid="driver-state" aria-label={`Driver state: ${driver}`}>
             {driver}
           </span>
+          {state.goal && (
+            <span className="goal" data-testid="goal" title="Reminded to the model at every turn; /goal clear clears it">
+              Goal: {state.goal}
+            </span>
+          )}
           {state.activity && (
             <span className="activity" data-testid="activity" role="status">
               {state.activity}
@@ -289,7 +314,11 @@ export function ConversationPage({ id, models, listed }: { id: string; models: M
           No sandbox on this machine ({permissions.sandboxSupport}): commands ask for approval instead of running on their own.
         </div>
       )}
-      <EventList items={items} />
+      <SubagentOpener.Provider value={setSubagent}>
+        <EventList items={items} />
+      </SubagentOpener.Provider>
+      {subagent && <SubagentPanel key={subagent.sessionId} conversationId={id} subagent={subagent} onClose={closeSubagent} />}
+      {plan && waiting.length === 0 && <PlanCard currentMode={permissions?.mode ?? ""} onApprove={approvePlan} />}
       {waiting.length > 0 && <ApprovalCard key={waiting[0].approval!.id} item={waiting[0]} more={waiting.length - 1} onDecide={(answer) => decide(waiting[0].approval!.id, answer)} />}
       <Composer running={running || driver === "paused"} onSend={send} commands={commands} />
     </main>

@@ -4,7 +4,7 @@ import type { ViewItem } from "../model/conversation";
 import { ItemView } from "./ItemView";
 
 /** The conversation's items, virtualized; sticks to the bottom while the user is there. */
-export function EventList({ items, initialRect }: { items: ViewItem[]; initialRect?: { width: number; height: number } }) {
+export function EventList({ items, initialRect, label = "Conversation" }: { items: ViewItem[]; initialRect?: { width: number; height: number }; label?: string }) {
   const parentRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const virtualizer = useVirtualizer({
@@ -59,7 +59,7 @@ export function EventList({ items, initialRect }: { items: ViewItem[]; initialRe
 
   const virtualItems = virtualizer.getVirtualItems();
   return (
-    <div ref={parentRef} className="event-list" role="log" aria-label="Conversation" aria-live="polite" tabIndex={0} data-count={items.length}>
+    <div ref={parentRef} className="event-list" role="log" aria-label={label} aria-live="polite" tabIndex={0} data-count={items.length}>
       <div style={{ height: totalSize, position: "relative", width: "100%" }}>
         {virtualItems.map((row) => (
           <div

@@ -1,6 +1,7 @@
-import { memo, useState } from "react";
-import type { NoticeItem, ThinkingItem, ToolItem, ViewItem } from "../model/conversation";
+import { memo, useContext, useState } from "react";
+import type { CommandItem, NoticeItem, ThinkingItem, ToolItem, ViewItem } from "../model/conversation";
 import { renderMarkdown } from "./markdown";
+import { SubagentOpener } from "./SubagentPanel";
 
 const STATUS_LABEL: Record<ToolItem["status"], string> = {
   running: "running",
@@ -160,6 +161,36 @@ function GenericBody({ item }: { item: ToolItem }) {
   );
 }
 
+/** A `task` call: which subagent, its task, its report, and a way into its own log. */
+function TaskBody({ item }: { item: ToolItem }) {
+  const open = useContext(SubagentOpener);
+  const a = item.args ?? {};
+  const sub = (item.details ?? {}).subagent as Record<string, unknown> | undefined;
+  const sessionId = str(sub?.sessionId);
+  const agent = str(sub?.agent) ?? str(a.agent) ?? "subagent";
+  const steps = num(sub?.steps);
+  return (
+    <>
+      <div className="path">
+        Subagent <b>{agent}</b>
+        {steps !== undefined && <span className="muted"> · {steps} step{steps === 1 ? "" : "s"}</span>}
+        {sessionId && open && (
+          <button type="button" className="link" onClick={() => open({ sessionId, agent })} data-testid="open-subagent">
+            Open its log
+          </button>
+        )}
+      </div>
+      {str(a.prompt) && (
+        <details className="task-prompt">
+          <summary>Task</summary>
+          <pre aria-label="Task">{str(a.prompt)}</pre>
+        </details>
+      )}
+      {item.output && <div className="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(item.output) }} />}
+    </>
+  );
+}
+
 function toolTitle(item: ToolItem): string {
   const a = item.args ?? {};
   const path = str((item.details ?? {}).path) ?? str(a.path) ?? str(a.file_path);
@@ -172,6 +203,8 @@ function toolTitle(item: ToolItem): string {
       return `read ${path ?? ""}`;
     case "write":
       return `write ${path ?? ""}`;
+    case "task":
+      return `task: ${str(a.description) ?? str(a.agent) ?? ""}`;
     default:
       return item.name;
   }
@@ -180,7 +213,8 @@ function toolTitle(item: ToolItem): string {
 export function ToolCard({ item }: { item: ToolItem }) {
   const [collapsed, setCollapsed] = useState(false);
   const bodyId = `tool-body-${item.callId}`;
-  const Body = item.name === "bash" ? BashBody : item.name === "edit" ? EditBody : item.name === "read" || item.name === "write" ? FileBody : GenericBody;
+  const Body =
+    item.name === "bash" ? BashBody : item.name === "edit" ? EditBody : item.name === "read" || item.name === "write" ? FileBody : item.name === "task" ? TaskBody : GenericBody;
   return (
     <section className={`card tool tool-${item.status}`} aria-label={`Tool ${item.name}, ${STATUS_LABEL[item.status]}`} data-tool={item.name} data-status={item.status}>
       <header>
@@ -223,6 +257,18 @@ function Notice({ item }: { item: NoticeItem }) {
   );
 }
 
+/** A built-in command and the agent's own answer to it (never the model's). */
+function Command({ item }: { item: CommandItem }) {
+  return (
+    <section className="card command" aria-label={`/${item.command}`} data-kind="command">
+      <div className="who">
+        <code>{item.text}</code>
+      </div>
+      <div className="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(item.output) }} />
+    </section>
+  );
+}
+
 export const ItemView = memo(function ItemView({ item }: { item: ViewItem }) {
   switch (item.kind) {
     case "user":
@@ -230,6 +276,7 @@ export const ItemView = memo(function ItemView({ item }: { item: ViewItem }) {
         <div className={"msg user" + (item.blocked !== undefined ? " blocked" : item.claimed ? "" : " queued")} data-kind="user">
           <div className="who">
             You{item.inputKind === "steer" ? " · steer" : ""}
+            {item.plan && <span className="badge plan">plan only</span>}
             {item.blocked !== undefined ? <span className="badge">not sent</span> : !item.claimed && <span className="badge">queued</span>}
           </div>
           {item.images.length > 0 && (
@@ -259,5 +306,7 @@ export const ItemView = memo(function ItemView({ item }: { item: ViewItem }) {
       return <ToolCard item={item} />;
     case "notice":
       return <Notice item={item} />;
+    case "command":
+      return <Command item={item} />;
   }
 });
