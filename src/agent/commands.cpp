@@ -48,7 +48,8 @@ Result<ExpandedCommand> AgentCore::expand_command(std::string_view text) const {
     return ExpandedCommand{.name = command.name,
                            .expansion = std::move(expansion),
                            .allowed_tools = command.allowed_tools,
-                           .allowed_tools_unasked = unasked};
+                           .allowed_tools_unasked = unasked,
+                           .model = command.model == "inherit" ? std::string() : command.model};
   }
   std::vector<std::string> names;
   for (const auto& builtin : prompts::builtin_commands())

@@ -282,7 +282,8 @@ Result<InputReceipt> AgentCore::acknowledge(session::InputKind kind, Input input
                                            .expansion = std::move(command.expansion),
                                            .allowed_tools = std::move(command.allowed_tools),
                                            .allowed_tools_unasked = command.allowed_tools_unasked,
-                                           .plan = command.plan}}));
+                                           .plan = command.plan,
+                                           .model = std::move(command.model)}}));
   }
   {
     std::lock_guard lock(mutex_);

@@ -59,6 +59,7 @@ struct ExpandedCommand {
   std::vector<std::string> allowed_tools;
   bool allowed_tools_unasked = false;
   bool plan = false;     // /plan TASK: a read-only turn that answers with a plan
+  std::string model;     // the command's `model:`, for its turn
   bool builtin = false;  // answered by the agent (builtins.cpp), never the model
   std::string arguments;
 };
@@ -194,6 +195,8 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   // inbox.cpp: claims under the gate.
   std::vector<std::string> claimable(bool first_step) const;
   Result<void> claim_and_start_step(const TurnPlan& plan, int step);
+  // The provider for a turn whose slash command named a model (on the strand).
+  Result<void> bind_turn_model(const std::string& model);
   bool steer_pending() const;
   // prompt_hooks.cpp: UserPromptSubmit for each input a step is about to
   // claim: a block records input_blocked, added context becomes a steer.
@@ -278,6 +281,8 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
 
   // Driver-only (on the strand).
   ProviderBinding binding_;
+  std::optional<ProviderBinding> turn_binding_;  // a command's model, until its turn ends
+  std::string turn_model_;
   tool::ToolRegistry tools_;
   std::size_t own_tools_ = 0;  // tools_ before the source's
   std::uint64_t source_generation_ = 0;

@@ -157,10 +157,17 @@ void AgentCore::end_turn(const std::string& turn_id, EndReason reason, std::stri
     spdlog::error("agent {}: cannot close turn {}: {}", session_id_, turn_id,
                   ended.error().message);
   }
-  std::lock_guard lock(mutex_);
-  abort_requested_ = false;
-  activity_.clear();
-  if (reason == EndReason::error) held_ = true;
+  {
+    std::lock_guard lock(mutex_);
+    abort_requested_ = false;
+    activity_.clear();
+    if (reason == EndReason::error) held_ = true;
+  }
+  if (turn_binding_) {
+    if (turn_binding_->provider) turn_binding_->provider->close();
+    turn_binding_.reset();
+    turn_model_.clear();
+  }
 }
 
 void AgentCore::abandon_plan(const TurnPlan& plan) {
@@ -345,7 +352,19 @@ asio::awaitable<StepOutcome> AgentCore::run_step(const std::string& turn_id, int
     if (const auto* text = std::get_if<llm::TextDelta>(&event)) partial_text += text->text;
     emit_live(StreamProgress{.turn_id = turn_id, .step = step, .event = event});
   };
-  auto streaming = cancellable(binding_.provider->stream(request, sink));
+  // A slash command's model answers its turn (bound when the turn took the
+  // command, or again after a restart in the middle of the turn).
+  llm::Provider* provider = binding_.provider.get();
+  std::string turn_model;
+  {
+    std::lock_guard lock(mutex_);
+    turn_model = context_.context().turn_model;
+  }
+  if (!turn_model.empty() && bind_turn_model(turn_model)) {
+    provider = turn_binding_->provider.get();
+    request.model = turn_binding_->model;
+  }
+  auto streaming = cancellable(provider->stream(request, sink));
   Result<llm::Response> result = co_await std::move(streaming);
   bool aborted = false;
   {

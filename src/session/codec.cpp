@@ -80,6 +80,7 @@ json encode_body(const EventBody& body) {
             if (!e.allowed_tools.empty()) o["allowed_tools"] = e.allowed_tools;
             if (e.allowed_tools_unasked) o["allowed_tools_unasked"] = true;
             if (e.plan) o["plan"] = true;
+            if (!e.model.empty()) o["model"] = e.model;
             if (!e.attachments.empty()) {
               o["attachments"] = json::array();
               for (const auto& image : e.attachments)
@@ -243,6 +244,7 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
     e.allowed_tools = read_strings(r.optional_array("allowed_tools"), "allowed_tools", r);
     e.allowed_tools_unasked = r.optional_bool("allowed_tools_unasked");
     e.plan = r.optional_bool("plan");
+    e.model = r.optional_string("model");
     body = std::move(e);
   } else if (type == "input_claimed") {
     InputClaimed e{.turn_id = r.string("turn_id"), .step = read_step(r)};

@@ -44,6 +44,7 @@ void ContextBuilder::claim(const Event& event, const InputClaimed& claimed) {
     if (!it->text.empty()) message.content.emplace_back(content::TextBlock{std::move(it->text)});
     for (auto& image : it->attachments) message.content.emplace_back(std::move(image));
     if (it->plan) context_.turn_plan = true;
+    if (!it->model.empty()) context_.turn_model = it->model;
     for (auto& rule : it->allowed_tools) {
       if (it->allowed_tools_unasked) context_.turn_granted_rules.push_back(rule);
       context_.turn_allowed_tools.push_back(std::move(rule));
@@ -90,7 +91,8 @@ void ContextBuilder::apply(const Event& event) {
                                                .attachments = e.attachments,
                                                .allowed_tools = e.allowed_tools,
                                                .allowed_tools_unasked = e.allowed_tools_unasked,
-                                               .plan = e.plan});
+                                               .plan = e.plan,
+                                               .model = e.model});
                  },
                  [&](const InputClaimed& e) { claim(event, e); },
                  [&](const InputBlocked& e) {
@@ -106,6 +108,7 @@ void ContextBuilder::apply(const Event& event) {
                    context_.turn_allowed_tools.clear();
                    context_.turn_granted_rules.clear();
                    context_.turn_plan = false;
+                   context_.turn_model.clear();
                    context_.open_step.reset();
                    context_.pending_approvals.clear();
                  },

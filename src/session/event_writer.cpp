@@ -166,6 +166,7 @@ void write_body(const Event& event, std::string& out) {
                    o.optional_string("expansion", e.expansion);
                    o.string("input_id", e.input_id);
                    o.string("kind", to_string(e.kind));
+                   o.optional_string("model", e.model);
                    if (e.plan) o.boolean("plan", true);
                    o.seq(event);
                    o.string("text", e.text);

@@ -162,3 +162,32 @@ TEST_CASE("an untrusted project's command narrows the tools but runs nothing una
     CHECK(tool_names(setup.journal->snapshot().at(0)) == std::vector<std::string>{"bash"});
   }
 }
+
+TEST_CASE("a command's model answers its turn, and the next turn has the conversation's",
+          "[agent][commands]") {
+  Setup setup;
+  test::write_file(setup.dir.path() / "project" / ".ava" / "commands" / "quick.md",
+                   "---\nmodel: small-model\n---\nAnswer quickly: $ARGUMENTS");
+  const auto script =
+      R"({"responses": [{"steps": [{"text": "quick"}]}, {"steps": [{"text": "slow"}]}]})";
+  test::Runtime runtime;
+  auto agent = agent::Agent::create(runtime.executor(), setup.dir.path() / "s.jsonl.zst",
+                                    setup.options(script));
+  REQUIRE(agent);
+  REQUIRE((*agent)->followup("/quick what time is it"));
+  runtime.wait_idle(**agent);
+  REQUIRE((*agent)->followup("and then?"));
+  runtime.wait_idle(**agent);
+  runtime.close(**agent);
+  const auto requests = setup.journal->snapshot();
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[0].model == "small-model");
+  CHECK(requests[1].model == "mock-model");
+  const auto events = test::read_events(setup.dir.path() / "s.jsonl.zst");
+  CHECK(events_of<session::InputAcknowledged>(events).at(0).model == "small-model");
+  const auto steps = events_of<session::StepStarted>(events);
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].model == "small-model");
+  CHECK(steps[1].model == "mock-model");
+  CHECK((*agent)->status().model == "mock-model");
+}

@@ -20,6 +20,7 @@ struct PendingInput {
   std::vector<std::string> allowed_tools;  // a slash command's
   bool allowed_tools_unasked = false;
   bool plan = false;  // /plan TEXT
+  std::string model;  // a slash command's model for its turn
 };
 
 // A tool call waiting for a person: requested, neither decided nor answered.
@@ -53,6 +54,8 @@ struct Context {
   std::vector<std::string> turn_granted_rules;  // of those, the ones that run unasked
   // The open turn took a /plan input: mutating calls are refused in it.
   bool turn_plan = false;
+  // The open turn took a slash command with `model:`: its steps use it.
+  std::string turn_model;
   // Set by /goal; each turn's first user message starts with a reminder.
   std::string goal;
   content::Usage usage;                                  // totals over the whole log

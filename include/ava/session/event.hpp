@@ -49,6 +49,8 @@ struct InputAcknowledged {
   // /plan TEXT: the turn that takes it runs read-only (mutating calls are
   // refused whatever the mode) and the model is asked for a plan.
   bool plan = false;
+  // A slash command's `model:`: the model of the turn that takes it.
+  std::string model;
 };
 
 // Input taken into the model context by a step. The gate claims one followup
