@@ -1,15 +1,11 @@
 #include "ava/capabilities/capabilities_store.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "ava/base/clock.hpp"
+#include "ava/store/database.hpp"
 #include "ava/store/sqlite.hpp"
 
 namespace ava::capabilities {
@@ -21,8 +17,6 @@ using store::Transaction;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-constexpr int busy_timeout_ms = 5000;
 
 constexpr const char* schema_v1 = R"sql(
 CREATE TABLE mcp_servers(
@@ -80,25 +74,6 @@ constexpr const char* schema_v4 = R"sql(
 ALTER TABLE mcp_servers ADD COLUMN sandbox TEXT NOT NULL DEFAULT '{}';
 PRAGMA user_version = 4;
 )sql";
-
-// Created 0600 before SQLite opens it: the WAL and shared-memory files
-// SQLite makes beside it copy its mode. An existing file is never opened
-// here: closing any descriptor of the database drops every POSIX lock this
-// process holds on it, including those of SQLite connections already open
-// (the backend's hub, a running sign-in), which then read stale snapshots.
-Result<void> private_file(const fs::path& file) {
-  struct stat info {};
-  if (::stat(file.c_str(), &info) == 0) {
-    if ((info.st_mode & 0077) != 0 && ::chmod(file.c_str(), 0600) != 0)
-      return base::fail_errno("chmod " + file.string(), errno);
-    return {};
-  }
-  if (errno != ENOENT) return base::fail_errno("stat " + file.string(), errno);
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0 && errno != EEXIST) return base::fail_errno("create " + file.string(), errno);
-  if (fd >= 0) ::close(fd);  // new and empty: no connection can hold it yet
-  return {};
-}
 
 Result<std::map<std::string, std::string>> parse_map(const std::string& text) {
   auto value = json::parse(text, nullptr, false);
@@ -170,52 +145,11 @@ Result<CapabilitiesStore> CapabilitiesStore::open(const base::Home& home) {
   return open_file(file_of(home));
 }
 
-namespace {
-
-Result<std::int64_t> user_version(sqlite3* db) {
-  AVA_TRY(auto query, store::Statement::prepare(db, "PRAGMA user_version"));
-  AVA_TRY(bool has_row, query.step());
-  return has_row ? query.integer(0) : 0;
-}
-
-}  // namespace
-
 Result<CapabilitiesStore> CapabilitiesStore::open_file(const fs::path& file) {
-  AVA_TRY_VOID(private_file(file));
-  sqlite3* raw = nullptr;
-  const int opened =
-      sqlite3_open_v2(file.c_str(), &raw,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
-  std::unique_ptr<sqlite3, Closer> db(raw);
-  if (opened != SQLITE_OK) {
-    return fail(ErrorCode::io, fmt::format("cannot open {}: {}", file.string(),
-                                           raw != nullptr ? sqlite3_errmsg(raw) : "out of memory"));
-  }
-  sqlite3_busy_timeout(db.get(), busy_timeout_ms);
-  sqlite3_extended_result_codes(db.get(), 1);
-  AVA_TRY_VOID(exec(db.get(), "PRAGMA journal_mode = WAL"));
-  AVA_TRY_VOID(exec(db.get(), "PRAGMA synchronous = NORMAL"));
-  AVA_TRY_VOID(exec(db.get(), "PRAGMA foreign_keys = ON"));
-
-  // A store at the current schema is opened without a write transaction:
-  // most opens only read. Otherwise the version is read again under the
-  // write lock, since another process may be migrating it right now.
-  AVA_TRY(std::int64_t version, user_version(db.get()));
-  if (version == schema_version) return CapabilitiesStore(std::move(db));
-  AVA_TRY(auto transaction, store::Transaction::begin(db.get()));
-  AVA_TRY(version, user_version(db.get()));
-  if (version > schema_version) {
-    return fail(ErrorCode::unsupported,
-                fmt::format("{} has schema version {}, newer than this Ava understands ({}); "
-                            "use a newer Ava",
-                            file.string(), version, schema_version));
-  }
-  if (version < 1) AVA_TRY_VOID(exec(db.get(), schema_v1));
-  if (version < 2) AVA_TRY_VOID(exec(db.get(), schema_v2));
-  if (version < 3) AVA_TRY_VOID(exec(db.get(), schema_v3));
-  if (version < 4) AVA_TRY_VOID(exec(db.get(), schema_v4));
-  AVA_TRY_VOID(transaction.commit());
-  return CapabilitiesStore(std::move(db));
+  static constexpr const char* migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4};
+  static_assert(std::size(migrations) == schema_version);
+  AVA_TRY(auto db, store::open_database(file, migrations));
+  return CapabilitiesStore(std::unique_ptr<sqlite3, Closer>(db.release()));
 }
 
 Result<std::vector<McpServerEntry>> CapabilitiesStore::servers() const {

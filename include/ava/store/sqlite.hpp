@@ -22,7 +22,7 @@ inline Error sqlite_error(sqlite3* db, std::string_view what) {
       (code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED      ? ErrorCode::unavailable
       : (code & 0xff) == SQLITE_CORRUPT || (code & 0xff) == SQLITE_NOTADB ? ErrorCode::corrupt
                                                                           : ErrorCode::io;
-  return Error{kind, fmt::format("capabilities store: {}: {}", what, sqlite3_errmsg(db))};
+  return Error{kind, fmt::format("sqlite: {}: {}", what, sqlite3_errmsg(db))};
 }
 
 // One prepared statement; values are always bound, never spliced into SQL.
