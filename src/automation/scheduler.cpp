@@ -190,6 +190,7 @@ void Scheduler::due_now(Plan& plan, std::int64_t now) {
         fmt::format("missed: due at {}, Ava was not running (policy missed: skip)",
                     plan.zone->format(latest)),
         now);
+    notify(automation, latest);
   }
   plan.handled_ms = latest;
   plan.next_due = next_after(plan.schedule, *plan.zone, latest, automation.updated_ms);
@@ -220,6 +221,7 @@ void Scheduler::launch(const Automation& automation, std::int64_t scheduled_ms,
     }
     if (!why.empty()) {
       (void)store_.record_skipped(automation.id, scheduled_ms, trigger, why, now);
+      notify(automation, scheduled_ms);
       return;
     }
   }
@@ -242,10 +244,20 @@ void Scheduler::begin_claimed(const Automation& automation, std::int64_t schedul
   if (!started) {
     (void)store_.mark_ended(automation.id, scheduled_ms, OccurrenceState::failed,
                             "the run did not start: " + started.error().message, now);
+    notify(automation, scheduled_ms);
     return;
   }
   if (auto marked = store_.mark_started(automation.id, scheduled_ms, *started, now); !marked) {
     spdlog::error("automation {}: {}", automation.name, marked.error().message);
+  }
+}
+
+void Scheduler::notify(const Automation& automation, std::int64_t scheduled_ms) {
+  if (!options_.on_occurrence) return;
+  auto history = store_.history(automation.id, 20);
+  if (!history) return;
+  for (const auto& occurrence : *history) {
+    if (occurrence.scheduled_ms == scheduled_ms) options_.on_occurrence(automation, occurrence);
   }
 }
 
@@ -255,6 +267,7 @@ void Scheduler::on_ended(std::string automation_id, std::int64_t scheduled_ms, R
                           options_.clock->now_ms());
   const auto it = plans_.find(automation_id);
   if (it == plans_.end()) return;
+  notify(it->second.automation, scheduled_ms);
   // A queued run starts when the one before it ends.
   auto active = store_.active(automation_id);
   if (!active) return;

@@ -32,7 +32,7 @@ struct Subcommand {
   std::string_view name;
   void (*add)(CLI::App&, CliContext&);
 };
-constexpr std::array<Subcommand, 9> subcommands{{
+constexpr std::array<Subcommand, 10> subcommands{{
     {"session", add_session_commands},
     {"debug", add_debug_commands},
     {"models", add_models_commands},
@@ -42,6 +42,7 @@ constexpr std::array<Subcommand, 9> subcommands{{
     {"permissions", add_permissions_commands},
     {"settings", add_settings_commands},
     {"memory", add_memory_commands},
+    {"automation", add_automation_commands},
 }};
 
 bool has_argument(int argc, char** argv, std::string_view word) {

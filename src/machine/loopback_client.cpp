@@ -15,6 +15,13 @@ namespace asio = boost::asio;
 Result<LoopbackReply> loopback_request(std::uint16_t port, std::string_view method,
                                        std::string_view path, std::string_view token,
                                        std::chrono::milliseconds timeout) {
+  return loopback_request(port, method, path, token, {}, timeout);
+}
+
+Result<LoopbackReply> loopback_request(std::uint16_t port, std::string_view method,
+                                       std::string_view path, std::string_view token,
+                                       std::string_view json_body,
+                                       std::chrono::milliseconds timeout) {
   // The CLI's commands block on this one answer, so a private io_context
   // runs the client's coroutine to completion right here.
   asio::io_context io;
@@ -27,7 +34,8 @@ Result<LoopbackReply> loopback_request(std::uint16_t port, std::string_view meth
       .method = std::string(method),
       .url = "http://127.0.0.1:" + std::to_string(port) + std::string(path),
       .headers = {},
-      .body = {}};
+      .body = std::string(json_body)};
+  if (!json_body.empty()) request.headers.push_back({"Content-Type", "application/json"});
   if (!token.empty()) request.headers.push_back({"Authorization", "Bearer " + std::string(token)});
   std::optional<Result<transport::HttpResponse>> answer;
   asio::co_spawn(

@@ -1,5 +1,6 @@
 #include "ava/protocol/typescript.hpp"
 
+#include "ava/protocol/automations.hpp"
 #include "ava/protocol/capabilities.hpp"
 #include "ava/protocol/responses.hpp"
 #include "ava/protocol/wire.hpp"
@@ -200,6 +201,14 @@ std::vector<ObjectShape> build_objects() {
       object_shape<ContextFileInfo>(),
       object_shape<SlashCommandInfo>(),
       object_shape<SlashCommandList>(),
+      // Automations (/api/automations).
+      object_shape<AutomationRequest>(),
+      object_shape<OccurrenceView>(),
+      object_shape<AutomationView>(),
+      object_shape<AutomationList>(),
+      object_shape<OccurrenceList>(),
+      object_shape<SchedulePreview>(),
+      object_shape<AutomationMessage>(),
       object_shape<McpServer>(),
       object_shape<McpOAuthClient>(),
       object_shape<McpSandbox>(),
@@ -254,7 +263,7 @@ const std::vector<AliasShape>& api_aliases() {
        "(EventBase & Record<string, unknown>)"},
       {"StatusMessage", "A message of the status stream.",
        "StateMessage | DeltaMessage | ToolMessage | SummaryMessage | CatalogMessage | "
-       "SnapshotMessage"},
+       "SnapshotMessage | AutomationMessage"},
   };
   return aliases;
 }

@@ -65,6 +65,8 @@ class RegistryHandler final : public nlohmann::json_sax<json> {
           conversation.project_id = std::move(value);
         } else if (key_ == "title") {
           conversation.title = std::move(value);
+        } else if (key_ == "automationId") {
+          conversation.automation_id = std::move(value);
         }
         break;
       }

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "ava/automation/scheduler.hpp"
 #include "ava/httpd/http_server.hpp"
 #include "ava/httpd/login_gate.hpp"
 #include "ava/llm/settings.hpp"
@@ -38,8 +39,9 @@ struct ApiContext {
   std::shared_ptr<SettingsSource> settings;   // take current() per request
   std::shared_ptr<capabilities::McpHub> mcp;  // the shared MCP connections
   std::optional<base::Home> home;
-  std::function<void()> request_shutdown;    // POST /api/shutdown; empty: not offered
-  std::shared_ptr<httpd::LoginGate> logins;  // browser sessions (api_login.cpp)
+  std::function<void()> request_shutdown;              // POST /api/shutdown; empty: not offered
+  std::shared_ptr<httpd::LoginGate> logins;            // browser sessions (api_login.cpp)
+  std::shared_ptr<automation::Scheduler> automations;  // null: not scheduling here
 };
 
 // One function per route file (src/server/api_<area>.cpp).
@@ -50,6 +52,7 @@ void add_conversation_routes(httpd::Router& router, const std::shared_ptr<ApiCon
 void add_event_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 void add_mcp_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 void add_skill_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
+void add_automation_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 // `GET /` (the login link, else the web UI's index), POST /api/login and
 // POST /api/login-codes; `static_files` serves the UI.
 void add_login_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context,
@@ -63,6 +66,7 @@ inline void add_api_routes(httpd::Router& router, const std::shared_ptr<ApiConte
   add_event_routes(router, context);
   add_mcp_routes(router, context);
   add_skill_routes(router, context);
+  add_automation_routes(router, context);
 }
 
 // Helpers shared by the route files.

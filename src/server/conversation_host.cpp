@@ -97,7 +97,7 @@ std::filesystem::path ConversationHost::log_path(const std::string& id) const {
 }
 
 Result<protocol::Conversation> ConversationHost::create(
-    const protocol::CreateConversation& request) {
+    const protocol::CreateConversation& request, const std::optional<Unattended>& unattended) {
   auto project = options_.registry->project(request.project_id);
   if (!project) return fail(ErrorCode::not_found, "no project " + request.project_id);
   {
@@ -108,7 +108,10 @@ Result<protocol::Conversation> ConversationHost::create(
   if (!request.permission_mode.empty()) {
     AVA_TRY(mode, policy::parse_mode(request.permission_mode));
   }
-  AVA_TRY(auto permissions, load_conversation_permissions(options_.home, project->path, {}, {}));
+  AVA_TRY(auto permissions,
+          unattended ? load_conversation_permissions(options_.home, project->path,
+                                                     unattended->flags, unattended->defaults)
+                     : load_conversation_permissions(options_.home, project->path, {}, {}));
   AVA_TRY_VOID(options_.home.ensure_dir("sessions"));
   const std::string id = base::new_id();
   agent::AgentOptions agent_options;
@@ -129,13 +132,15 @@ Result<protocol::Conversation> ConversationHost::create(
   if (mode) AVA_TRY_VOID(created->set_permission_mode(*mode));
   const auto status = created->status();
   const std::int64_t now = base::unix_ms_now();
-  protocol::Conversation conversation{.id = id,
-                                      .project_id = project->id,
-                                      .title = request.title,
-                                      .model = {.provider = status.provider, .model = status.model},
-                                      .created_ms = now,
-                                      .updated_ms = now,
-                                      .last_seq = static_cast<std::int64_t>(status.last_seq)};
+  protocol::Conversation conversation{
+      .id = id,
+      .project_id = project->id,
+      .title = request.title,
+      .model = {.provider = status.provider, .model = status.model},
+      .created_ms = now,
+      .updated_ms = now,
+      .last_seq = static_cast<std::int64_t>(status.last_seq),
+      .automation_id = unattended ? unattended->automation_id : std::string()};
   if (auto added = options_.registry->add_conversation(conversation); !added) {
     // No registry entry: the log stays on disk but the conversation is not listed.
     return std::unexpected(added.error());

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "ava/httpd/event_feed.hpp"
 #include "ava/protocol/responses.hpp"
 #include "ava/registry/registry.hpp"
+#include "ava/server/permissions.hpp"
 
 namespace ava::server {
 
@@ -69,8 +71,16 @@ class ConversationHost {
   explicit ConversationHost(Options options);
   ~ConversationHost();
 
+  // How a conversation that no person started runs (an automation's run):
+  // its rules and mode, nobody to ask, and the automation it belongs to.
+  struct Unattended {
+    policy::Flags flags;
+    PermissionDefaults defaults;
+    std::string automation_id;
+  };
   // A new conversation in a registered project, its agent loaded.
-  Result<protocol::Conversation> create(const protocol::CreateConversation& request);
+  Result<protocol::Conversation> create(const protocol::CreateConversation& request,
+                                        const std::optional<Unattended>& unattended = {});
   // The loaded conversation, loading (and if needed recovering) its log on first use.
   Result<std::shared_ptr<LiveConversation>> open(const std::string& id);
   // Already loaded, or null.

@@ -24,9 +24,11 @@
 #include "ava/httpd/login_gate.hpp"
 #include "ava/httpd/static_files.hpp"
 #include "ava/machine/ownership.hpp"
+#include "ava/protocol/automations.hpp"
 #include "ava/server/providers.hpp"
 #include "ava/server/settings_source.hpp"
 #include "server/api.hpp"
+#include "server/automation_runner.hpp"
 
 namespace ava::server {
 namespace {
@@ -97,6 +99,36 @@ int run_api_server(const ServeOptions& options) {
   context->mcp = mcp;
   context->home = *home;
 
+  // Automations: each run a conversation of this host. The store opens now;
+  // reconciling and planning run once the server answers (start-up stays
+  // short however many automations there are).
+  AutomationRunner runner(io.get_executor(), host, **registry);
+  {
+    auto scheduler = automation::Scheduler::create(
+        {.executor = io.get_executor(),
+         .store_file = automation::AutomationStore::file_of(*home),
+         .runner = &runner,
+         .on_occurrence = [&status](const automation::Automation& automation,
+                                    const automation::Occurrence& occurrence) {
+           status.publish(protocol::AutomationMessage{
+               .automation_id = automation.id,
+               .name = automation.name,
+               .occurrence = {.scheduled_ms = occurrence.scheduled_ms,
+                              .state = std::string(automation::to_string(occurrence.state)),
+                              .trigger = occurrence.trigger,
+                              .conversation_id = occurrence.conversation_id,
+                              .claimed_ms = occurrence.claimed_ms,
+                              .started_ms = occurrence.started_ms,
+                              .finished_ms = occurrence.finished_ms,
+                              .error = occurrence.error}});
+         }});
+    if (!scheduler) {
+      spdlog::error("automations do not run: {}", scheduler.error().message);
+    } else {
+      context->automations = std::move(*scheduler);
+    }
+  }
+
   // Shutdown, the signal wait and the registry flush share one strand.
   auto strand = asio::make_strand(io);
   asio::signal_set signals(strand, SIGINT, SIGTERM);
@@ -112,6 +144,8 @@ int run_api_server(const ServeOptions& options) {
           strand,
           [&]() -> asio::awaitable<void> {
             co_await asio::this_coro::throw_if_cancelled(false);
+            // Scheduling stops first: no run starts while the rest closes.
+            if (context->automations) context->automations->stop();
             server->stop_accepting();
             co_await host.close_all();
             co_await mcp->close();
@@ -183,6 +217,13 @@ int run_api_server(const ServeOptions& options) {
   });
   asio::co_spawn(strand, flush_registry(**registry, flush_timer), asio::detached);
   mcp->warm();  // tools known before the first conversation asks
+  if (context->automations) {
+    asio::post(io, [scheduler = context->automations] {
+      if (auto started = scheduler->start(); !started) {
+        spdlog::error("automations do not run: {}", started.error().message);
+      }
+    });
+  }
 
   std::vector<std::thread> workers;
   for (int i = 1; i < options.threads; ++i) workers.emplace_back([&] { io.run(); });

@@ -58,6 +58,9 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
     std::int64_t grace_ms = 2 * 60 * 1000;
     // The longest the loop sleeps: a clock jump is noticed within it.
     std::chrono::milliseconds max_sleep = std::chrono::seconds(30);
+    // An occurrence ended (finished, failed, interrupted) or was skipped:
+    // the server tells the UIs. Called with the scheduler's lock held.
+    std::function<void(const Automation&, const Occurrence&)> on_occurrence;
   };
 
   static Result<std::shared_ptr<Scheduler>> create(Options options);
@@ -99,6 +102,7 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   void launch(const Automation& automation, std::int64_t scheduled_ms, const std::string& trigger);
   void begin_claimed(const Automation& automation, std::int64_t scheduled_ms);  // mutex_ held
   void on_ended(std::string automation_id, std::int64_t scheduled_ms, RunOutcome outcome);
+  void notify(const Automation& automation, std::int64_t scheduled_ms);  // mutex_ held
   void loop();
   void wake();
 

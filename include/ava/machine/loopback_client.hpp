@@ -18,5 +18,10 @@ struct LoopbackReply {
 Result<LoopbackReply> loopback_request(std::uint16_t port, std::string_view method,
                                        std::string_view path, std::string_view token,
                                        std::chrono::milliseconds timeout = std::chrono::seconds(5));
+// The same with a JSON body (Content-Type: application/json).
+Result<LoopbackReply> loopback_request(std::uint16_t port, std::string_view method,
+                                       std::string_view path, std::string_view token,
+                                       std::string_view json_body,
+                                       std::chrono::milliseconds timeout);
 
 }  // namespace ava::machine

@@ -105,22 +105,25 @@ struct Conversation {
   std::int64_t reviewed_seq = 0;  // the review marker: events up to here were seen
   std::int64_t last_seq = 0;      // as of the last turn end this process saw
   TokenTotals usage;
+  std::string automation_id;  // a run of this automation; empty for a person's
 };
 template <>
 struct Shape<Conversation> {
   static constexpr std::string_view name = "Conversation";
   static constexpr std::string_view doc = "A conversation's navigation metadata (web.json).";
-  static constexpr auto fields = std::tuple{field("id", &Conversation::id),
-                                            field("projectId", &Conversation::project_id),
-                                            field("title", &Conversation::title),
-                                            field("model", &Conversation::model),
-                                            field("createdMs", &Conversation::created_ms),
-                                            field("updatedMs", &Conversation::updated_ms),
-                                            field("pinned", &Conversation::pinned),
-                                            field("archived", &Conversation::archived),
-                                            field("reviewedSeq", &Conversation::reviewed_seq),
-                                            field("lastSeq", &Conversation::last_seq),
-                                            field("usage", &Conversation::usage)};
+  static constexpr auto fields =
+      std::tuple{field("id", &Conversation::id),
+                 field("projectId", &Conversation::project_id),
+                 field("title", &Conversation::title),
+                 field("model", &Conversation::model),
+                 field("createdMs", &Conversation::created_ms),
+                 field("updatedMs", &Conversation::updated_ms),
+                 field("pinned", &Conversation::pinned),
+                 field("archived", &Conversation::archived),
+                 field("reviewedSeq", &Conversation::reviewed_seq),
+                 field("lastSeq", &Conversation::last_seq),
+                 field("usage", &Conversation::usage),
+                 omittable("automationId", &Conversation::automation_id)};
   static Result<void> check(const Conversation& conversation);
 };
 
