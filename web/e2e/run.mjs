@@ -625,6 +625,31 @@ async function main() {
       log("ok: MCP server added, tested, switched off and removed");
     }
 
+    // --- automations: a form with the schedule's next runs, run now, the run's conversation
+    await page.getByRole("button", { name: "Automations" }).click();
+    await page.getByRole("button", { name: "New automation" }).click();
+    const automationForm = page.getByRole("form", { name: "New automation" });
+    await automationForm.getByLabel("Name").fill("hello-hourly");
+    await automationForm.getByLabel("Project").fill(project);
+    await automationForm.getByLabel("Prompt").fill("bash: echo from-automation");
+    await automationForm.getByLabel("Every").check();
+    await automationForm.getByLabel("Schedule", { exact: true }).fill("1h");
+    await automationForm.getByLabel("Time zone").fill("Europe/Berlin");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="schedule-preview"] li').length === 5);
+    await screenshot("automation-form");
+    await automationForm.getByRole("button", { name: "Add automation" }).click();
+    const automationItem = page.locator('[data-testid="automation"][data-name="hello-hourly"]');
+    await automationItem.waitFor();
+    check((await automationItem.getByTestId("next-run").innerText()) !== "—", "the new automation has no next run");
+    await automationItem.getByRole("button", { name: "Run now" }).click();
+    await automationItem.locator('[data-testid="occurrence-state"]', { hasText: "finished" }).waitFor({ timeout: 30000 });
+    await automationItem.getByRole("button", { name: "History" }).click();
+    await screenshot("automations");
+    await automationItem.getByRole("table", { name: "History" }).getByRole("button", { name: "Open" }).first().click();
+    await page.locator('[data-tool="bash"][data-status="ok"]', { hasText: "echo from-automation" }).waitFor();
+    await page.locator(".conv .badge.automation-run").first().waitFor();
+    log("ok: automation added with its next runs shown, run now, its conversation opened");
+
     // --- render benchmark: 5,000 synthetic events through the reducer into the list
     const runs = [];
     for (let i = 0; i < 5; i++) {

@@ -1,19 +1,51 @@
 import { useCallback, useEffect, useState } from "react";
 import { api, ApiRequestError, follow } from "./api/client";
-import type { ConversationPatch, ConversationView, Project, StatusMessage } from "./api/protocol.gen";
+import type { AutomationMessage, ConversationPatch, ConversationView, Project, StatusMessage } from "./api/protocol.gen";
 import type { ModelsResponse } from "./api/protocol.extra";
 import { connection, statusBus, useConnection, useLiveStatuses, useSignedOut } from "./model/stores";
+import { Automations } from "./ui/Automations";
 import { ConversationPage } from "./ui/ConversationPage";
 import { Settings } from "./ui/Settings";
 import { Sidebar } from "./ui/Sidebar";
 
-type Route = { page: "home" } | { page: "settings" } | { page: "conversation"; id: string };
+type Route = { page: "home" } | { page: "settings" } | { page: "automations" } | { page: "conversation"; id: string };
 
 function parseRoute(pathname: string): Route {
   const m = /^\/c\/([^/]+)\/?$/.exec(pathname);
   if (m) return { page: "conversation", id: decodeURIComponent(m[1]) };
   if (pathname.replace(/\/$/, "") === "/settings") return { page: "settings" };
+  if (pathname.replace(/\/$/, "") === "/automations") return { page: "automations" };
   return { page: "home" };
+}
+
+/** A run of an automation that failed, until dismissed: wherever the user is. */
+function AutomationNotices({ onOpen }: { onOpen: (conversationId: string) => void }) {
+  const [notices, setNotices] = useState<AutomationMessage[]>([]);
+  useEffect(
+    () =>
+      statusBus.subscribe((m) => {
+        if (m.type === "automation" && m.occurrence.state === "failed") setNotices((list) => [...list.slice(-2), m]);
+      }),
+    [],
+  );
+  if (notices.length === 0) return null;
+  return (
+    <div className="notices" role="status" aria-label="Automation notices">
+      {notices.map((n) => (
+        <div key={`${n.automationId}-${n.occurrence.scheduledMs}`} className="notice notice-error" data-testid="automation-failed">
+          Automation <strong>{n.name}</strong> failed: {n.occurrence.error}{" "}
+          {n.occurrence.conversationId && (
+            <button type="button" className="link" onClick={() => onOpen(n.occurrence.conversationId)}>
+              Open the run
+            </button>
+          )}{" "}
+          <button type="button" className="link" onClick={() => setNotices((list) => list.filter((x) => x !== n))} aria-label="Dismiss">
+            Dismiss
+          </button>
+        </div>
+      ))}
+    </div>
+  );
 }
 
 function ConnectionBanner() {
@@ -181,9 +213,11 @@ export function App() {
           onNewProject={newProject}
           onPatch={patch}
           onSettings={() => navigate("/settings")}
+          onAutomations={() => navigate("/automations")}
         />
         <div className="main">
           <ConnectionBanner />
+          <AutomationNotices onOpen={(id) => navigate(`/c/${encodeURIComponent(id)}`)} />
           {error && (
             <div className="error-banner" role="alert">
               {error}{" "}
@@ -194,6 +228,7 @@ export function App() {
           )}
           {route.page === "conversation" && <ConversationPage key={route.id} id={route.id} models={models} listed={conversations.find((c) => c.id === route.id)} onOpen={(next) => navigate(`/c/${encodeURIComponent(next)}`)} />}
           {route.page === "settings" && <Settings models={models} />}
+          {route.page === "automations" && <Automations projects={projects} onOpen={(id) => navigate(`/c/${encodeURIComponent(id)}`)} />}
           {route.page === "home" && (
             <main className="home" aria-label="Welcome">
               <h1>Ava</h1>

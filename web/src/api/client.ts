@@ -1,5 +1,6 @@
 // The HTTP side of the API (fetch, JSON errors as typed errors) and the SSE
 // follower that survives disconnects and resumes from its last sequence.
+import type { AutomationList, AutomationRequest, AutomationView, OccurrenceList, OccurrenceView, SchedulePreview } from "./protocol.gen";
 import type {
   ApprovalDecisionRequest,
   PermissionModeRequest,
@@ -184,6 +185,16 @@ export const api = {
   /** Starts an OAuth sign-in: the page to open; the server finishes it in the background. */
   mcpLogin: (name: string) => request<McpLoginStarted>("POST", `/api/mcp/servers/${enc(name)}/login`),
   mcpLogout: (name: string) => request<McpSignedOut>("POST", `/api/mcp/servers/${enc(name)}/logout`),
+  automations: () => request<AutomationList>("GET", "/api/automations").then((r) => r.automations),
+  createAutomation: (body: AutomationRequest) => request<AutomationView>("POST", "/api/automations", body),
+  patchAutomation: (id: string, body: AutomationRequest) => request<AutomationView>("PATCH", `/api/automations/${enc(id)}`, body),
+  removeAutomation: (id: string) => request<AutomationView>("DELETE", `/api/automations/${enc(id)}`),
+  runAutomation: (id: string) => request<OccurrenceView>("POST", `/api/automations/${enc(id)}/run`),
+  automationHistory: (id: string, limit = 50) =>
+    request<OccurrenceList>("GET", `/api/automations/${enc(id)}/history?limit=${limit}`).then((r) => r.occurrences),
+  /** The next five runs of a schedule not yet saved (the form's helper). */
+  previewSchedule: (kind: "cron" | "every" | "at", schedule: string, timeZone: string) =>
+    request<SchedulePreview>("GET", `/api/automations/preview?${kind}=${enc(schedule)}&timeZone=${enc(timeZone)}`),
 };
 
 // ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ interface Props {
   onNewProject: (path: string) => Promise<string | null>;
   onPatch: (id: string, patch: ConversationPatch) => void;
   onSettings: () => void;
+  onAutomations: () => void;
 }
 
 /** Pinned first, then newest first (the API's order, kept after local updates). */
@@ -91,6 +92,11 @@ export function Sidebar(props: Props) {
                         aria-label={`${c.title || "Untitled"}${unread ? ", new activity" : ""}${state === "waiting" ? ", waiting for your approval" : state !== "idle" && state !== "closed" ? `, ${state}` : ""}`}
                       >
                         {c.pinned && <span aria-hidden="true">📌 </span>}
+                        {c.automationId && (
+                          <span className="badge automation-run" title="A run of an automation">
+                            auto
+                          </span>
+                        )}
                         <span className="conv-title-text">{c.title || "Untitled"}</span>
                         {unread && <span className="unread" data-testid="unread" aria-hidden="true" />}
                         {state === "waiting" ? (
@@ -120,6 +126,9 @@ export function Sidebar(props: Props) {
           <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} />
           Show archived
         </label>
+        <button type="button" onClick={props.onAutomations}>
+          Automations
+        </button>
         <button type="button" onClick={props.onSettings}>
           Settings
         </button>
