@@ -16,7 +16,8 @@ ApplicationWindow {
     color: Theme.background
 
     property string themeMode: themeOverride !== "" ? themeOverride : workbench.setting("theme/mode", "system")
-    property bool settingsOpen: false
+    // 0: the conversation, 1: settings, 2: automations.
+    property int page: 0
 
     SystemPalette { id: systemPalette }
     Binding { target: Theme; property: "systemWindow"; value: systemPalette.window }
@@ -74,7 +75,7 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+L"; onActivated: conversationView.composer.focusInput() }
     Shortcut { sequence: "Ctrl+."; onActivated: workbench.abort() }
     Shortcut { sequence: "Ctrl+Shift+P"; onActivated: conversationView.composer.paused ? workbench.resume() : workbench.pause() }
-    Shortcut { sequence: "Ctrl+,"; onActivated: window.settingsOpen = !window.settingsOpen }
+    Shortcut { sequence: "Ctrl+,"; onActivated: window.page = window.page === 1 ? 0 : 1 }
     Shortcut { sequence: "Ctrl+Shift+L"; onActivated: window.chooseTheme(Theme.dark ? "light" : "dark") }
     Shortcut { sequence: "Ctrl+PgDown"; onActivated: window.stepConversation(1) }
     Shortcut { sequence: "Ctrl+PgUp"; onActivated: window.stepConversation(-1) }
@@ -86,7 +87,7 @@ ApplicationWindow {
         const at = workbench.conversations.indexOf(workbench.conversationId)
         if (at >= 0) workbench.setArchived(workbench.conversationId, !workbench.conversations.get(at).archived)
     } }
-    Shortcut { sequence: "Escape"; enabled: window.settingsOpen; onActivated: window.settingsOpen = false }
+    Shortcut { sequence: "Escape"; enabled: window.page !== 0; onActivated: window.page = 0 }
     Shortcut { sequence: StandardKey.Quit; onActivated: window.close() }
 
     header: Rectangle {
@@ -117,7 +118,12 @@ ApplicationWindow {
                 text: workbench.pendingInputs + " unsent"
                 color: Theme.warning
             }
-            ToolButton { text: "Settings"; onClicked: window.settingsOpen = !window.settingsOpen }
+            ToolButton {
+                objectName: "automationsButton"
+                text: "Automations"
+                onClicked: window.page = window.page === 2 ? 0 : 2
+            }
+            ToolButton { text: "Settings"; onClicked: window.page = window.page === 1 ? 0 : 1 }
         }
     }
 
@@ -132,7 +138,7 @@ ApplicationWindow {
         }
         StackLayout {
             SplitView.fillWidth: true
-            currentIndex: window.settingsOpen ? 1 : 0
+            currentIndex: window.page
             ConversationView {
                 id: conversationView
                 workbench: window.workbenchObject
@@ -141,7 +147,13 @@ ApplicationWindow {
                 workbench: window.workbenchObject
                 themeMode: window.themeMode
                 onThemeChosen: (mode) => window.chooseTheme(mode)
-                onCloseRequested: window.settingsOpen = false
+                onCloseRequested: window.page = 0
+            }
+            AutomationsPage {
+                objectName: "automationsPage"
+                workbench: window.workbenchObject
+                onCloseRequested: window.page = 0
+                onOpenConversation: (id) => { window.workbenchObject.selectConversation(id); window.page = 0 }
             }
         }
     }

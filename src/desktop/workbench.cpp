@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ava/protocol/wire.hpp"
+#include "desktop/reply_json.hpp"
 
 namespace ava::desktop {
 namespace {
@@ -17,17 +18,6 @@ namespace {
 // What "approve and run" sends after a /plan turn (the web UI's words).
 constexpr const char* approved_plan_text =
     "The plan is approved. Carry it out now, step by step, and verify the result.";
-
-QJsonObject object_of(const QByteArray& body) { return QJsonDocument::fromJson(body).object(); }
-
-QByteArray body_of(const QJsonObject& object) {
-  return QJsonDocument(object).toJson(QJsonDocument::Compact);
-}
-
-QString error_of(const Reply& reply) {
-  const auto message = object_of(reply.body).value("error").toObject().value("message").toString();
-  return message.isEmpty() ? QStringLiteral("HTTP %1").arg(reply.status) : message;
-}
 
 QString qs(const std::string& text) { return QString::fromStdString(text); }
 
@@ -65,6 +55,8 @@ Workbench::Workbench(const Connection::Options& options, QObject* parent)
                       "outputTokens"}),
       providers_({"id", "kind", "baseUrl", "model", "configured"}),
       models_({"id", "providerKind", "contextWindow", "tools", "thinking"}),
+      automations_({"id", "name", "scheduleKind", "schedule", "timeZone", "enabled", "nextRunMs",
+                    "lastState", "lastError", "lastConversation", "prompt", "project"}),
       settings_(QDir(options.home).filePath(QStringLiteral("desktop.ini")), QSettings::IniFormat) {
   connect(&connection_, &Connection::connected, this, &Workbench::on_connected);
   connect(&connection_, &Connection::stateChanged, this, [this] {
@@ -463,6 +455,10 @@ void Workbench::on_status_events(const std::vector<transport::SseEvent>& batch) 
   for (const auto& event : batch) {
     const auto json = nlohmann::json::parse(event.data, nullptr, false);
     if (!json.is_object()) continue;
+    if (event.event == "automation") {
+      on_automation_event(json);
+      continue;
+    }
     if (event.event == "catalog" || event.event == "summary") {
       list_refresh_.start();
       continue;

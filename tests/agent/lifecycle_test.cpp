@@ -137,7 +137,7 @@ TEST_CASE("abort while streaming keeps the text shown so far", "[agent][abort]")
   CHECK(test::events_of<session::TurnEnded>(events).at(0).reason == session::EndReason::aborted);
 }
 
-TEST_CASE("pause holds at a step boundary; a reopened log resumes with the same request",
+TEST_CASE("pause holds at a step boundary, a reopened log resumes with the same request",
           "[agent][pause]") {
   test::TempDir dir;
   test::Runtime runtime;

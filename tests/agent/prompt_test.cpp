@@ -9,7 +9,7 @@
 using namespace ava;
 namespace fs = std::filesystem;
 
-TEST_CASE("skills come from SKILL.md front matter; the project overrides the user",
+TEST_CASE("skills come from SKILL.md front matter, the project overrides the user",
           "[agent][prompt]") {
   test::TempDir dir;
   const auto user = dir.path() / "home" / "skills";
@@ -34,9 +34,17 @@ TEST_CASE("skills come from SKILL.md front matter; the project overrides the use
   CHECK(*body == "Use make deploy");
 
   fs::create_directories(dir.path() / "repo" / ".git");
+  const auto repo = fs::weakly_canonical(dir.path() / "repo");
+  CHECK(agent::default_skill_roots(dir.path() / "home", dir.path() / "repo", false) ==
+        std::vector<fs::path>{user, repo / ".ava" / "skills"});
+  // Claude Code's folders too, each before Ava's of the same level.
   const auto roots = agent::default_skill_roots(dir.path() / "home", dir.path() / "repo");
-  CHECK(roots ==
-        std::vector<fs::path>{user, fs::weakly_canonical(dir.path() / "repo") / ".ava" / "skills"});
+  REQUIRE(roots.size() == 4);
+  CHECK(roots[0].filename() == "skills");
+  CHECK(roots[0].parent_path().filename() == ".claude");
+  CHECK(roots[1] == user);
+  CHECK(roots[2] == repo / ".claude" / "skills");
+  CHECK(roots[3] == repo / ".ava" / "skills");
 
   // The skill tool returns a body on demand.
   auto tool = agent::make_skill_tool(skills);

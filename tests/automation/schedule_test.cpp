@@ -90,7 +90,7 @@ TEST_CASE("DST: a skipped hour runs once after the gap, a repeated one once",
                                  "2026-11-01 03:00 EST"});
 }
 
-TEST_CASE("intervals count from the anchor; one-time runs run once", "[automation][schedule]") {
+TEST_CASE("intervals count from the anchor, one-time runs run once", "[automation][schedule]") {
   const auto utc = zone("UTC");
   auto every = parse_schedule(ScheduleKind::every, "10m", utc);
   REQUIRE(every);

@@ -42,7 +42,7 @@ std::string state_of(const std::vector<capabilities::SkillListing>& skills,
 
 }  // namespace
 
-TEST_CASE("a project's switch overrides the user-wide one; none means enabled",
+TEST_CASE("a project's switch overrides the user-wide one, none means enabled",
           "[capabilities][skills]") {
   CHECK(capabilities::resolve_skill(std::nullopt, std::nullopt).enabled);
   CHECK(capabilities::resolve_skill(std::nullopt, std::nullopt).setting == "default");

@@ -251,7 +251,7 @@ TEST_CASE("the project's slash commands reach the composer, and one runs expande
   CHECK(model.items()[1].command == "echo hi there");
 }
 
-TEST_CASE("a /plan turn waits for approval; approving switches the mode and runs it",
+TEST_CASE("a /plan turn waits for approval, approving switches the mode and runs it",
           "[desktop][backend][workflows]") {
   BackendHome env;
   Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
@@ -301,4 +301,51 @@ TEST_CASE("a task card's subagent log opens beside the conversation",
   CHECK(has_answer(sub, "done: from-child"));
   workbench.closeSubagent();
   CHECK(workbench.subagentAgent().isEmpty());
+}
+
+TEST_CASE("automations: the schedule's next runs, added, run now, history, a failure noticed",
+          "[desktop][backend][automations]") {
+  BackendHome env;
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  QStringList failures;
+  QObject::connect(&workbench, &Workbench::automationFailed,
+                   [&](const QString& name, const QString&, const QString&) { failures << name; });
+
+  workbench.previewSchedule("cron", "0 9 * * mon-fri", "Europe/Berlin");
+  REQUIRE(spin_until([&] { return workbench.schedulePreview().size() == 5; }));
+  CHECK(workbench.schedulePreview().at(0).contains("09:00"));
+  workbench.previewSchedule("cron", "61 * * * *", "UTC");
+  REQUIRE(spin_until([&] { return !workbench.schedulePreviewError().isEmpty(); }));
+
+  workbench.addAutomation({{"name", "hello"},
+                           {"project", env.project()},
+                           {"prompt", "bash: echo from-desktop"},
+                           {"every", "1h"}});
+  REQUIRE(spin_until([&] { return workbench.automations()->count() == 1; }));
+  const auto row = workbench.automations()->get(0);
+  CHECK(row.value("name").toString() == "hello");
+  CHECK(row.value("nextRunMs").toLongLong() > 0);
+  const QString id = row.value("id").toString();
+  workbench.runAutomation(id);
+  REQUIRE(spin_until(
+      [&] { return workbench.automations()->get(0).value("lastState").toString() == "finished"; }));
+  workbench.loadAutomationHistory(id);
+  REQUIRE(spin_until([&] { return workbench.automationHistory().size() == 1; }));
+  const auto run = workbench.automationHistory().at(0).toMap();
+  CHECK(run.value("trigger").toString() == "manual");
+  CHECK_FALSE(run.value("conversationId").toString().isEmpty());
+
+  // A run past its time limit fails, and the desktop is told.
+  workbench.addAutomation({{"name", "slow"},
+                           {"project", env.project()},
+                           {"prompt", "bash: sleep 30"},
+                           {"cron", "0 0 1 1 *"},
+                           {"timeLimitSeconds", 1}});
+  REQUIRE(spin_until([&] { return workbench.automations()->count() == 2; }));
+  const auto slow = workbench.automations()->get(1);  // the list is by name
+  REQUIRE(slow.value("name").toString() == "slow");
+  workbench.runAutomation(slow.value("id").toString());
+  REQUIRE(spin_until([&] { return failures.contains("slow"); }));
+  CHECK(workbench.lastError().contains("Automation slow failed"));
 }

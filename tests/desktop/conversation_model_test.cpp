@@ -251,7 +251,7 @@ TEST_CASE("input a UserPromptSubmit hook blocked says so and why", "[desktop]") 
   CHECK(model.data(index, ConversationModel::BlockedRole).toString() == "no secrets");
 }
 
-TEST_CASE("a built-in's answer is a command row; the goal and a plan awaiting approval follow",
+TEST_CASE("a built-in's answer is a command row, the goal and a plan awaiting approval follow",
           "[desktop]") {
   ConversationModel model;
   apply_all(model, json::array({{{"type", "goal_set"}, {"seq", 1}, {"goal", "ship it"}},

@@ -96,7 +96,7 @@ TEST_CASE("factory: a cloud provider without a key names the variable to set", "
   CHECK(selected.error().message.find('\n') == std::string::npos);
 }
 
-TEST_CASE("factory: local servers need no key; ollama and lmstudio need a model", "[factory]") {
+TEST_CASE("factory: local servers need no key, ollama and lmstudio need a model", "[factory]") {
   auto settings = settings_with({});
   auto ollama = select(settings, {.provider = "ollama"});
   REQUIRE_FALSE(ollama.has_value());

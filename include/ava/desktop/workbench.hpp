@@ -46,6 +46,14 @@ class Workbench : public QObject {
   // only, followed while it runs; subagentAgent is empty when none is open.
   Q_PROPERTY(ava::desktop::ConversationModel* subagent READ subagent CONSTANT)
   Q_PROPERTY(QString subagentAgent READ subagentAgent NOTIFY subagentChanged)
+  // Automations (workbench_automations.cpp, /api/automations): the list
+  // (id, name, scheduleKind, schedule, timeZone, enabled, nextRunMs,
+  // lastState, lastError, lastConversation, prompt, project), one's history
+  // (newest first), and the next runs of a schedule being typed.
+  Q_PROPERTY(ava::desktop::RowsModel* automations READ automations CONSTANT)
+  Q_PROPERTY(QVariantList automationHistory READ automationHistory NOTIFY automationHistoryChanged)
+  Q_PROPERTY(QStringList schedulePreview READ schedulePreview NOTIFY schedulePreviewChanged)
+  Q_PROPERTY(QString schedulePreviewError READ schedulePreviewError NOTIFY schedulePreviewChanged)
 
  public:
   explicit Workbench(const Connection::Options& options, QObject* parent = nullptr);
@@ -55,6 +63,10 @@ class Workbench : public QObject {
   Connection* connection() { return &connection_; }
   ConversationModel* conversation() { return &conversation_; }
   ConversationModel* subagent() { return &subagent_; }
+  RowsModel* automations() { return &automations_; }
+  QVariantList automationHistory() const { return automation_history_; }
+  QStringList schedulePreview() const { return schedule_preview_; }
+  QString schedulePreviewError() const { return schedule_preview_error_; }
   QString subagentAgent() const { return subagent_agent_; }
   RowsModel* machines() { return &machines_; }
   RowsModel* projects() { return &projects_; }
@@ -109,6 +121,16 @@ class Workbench : public QObject {
   // (a task call's details) into `subagent`; closeSubagent() stops following.
   Q_INVOKABLE void openSubagent(const QString& sessionId, const QString& agent);
   Q_INVOKABLE void closeSubagent();
+  // Automations: `fields` as POST /api/automations takes them (name,
+  // project, prompt, cron|every|at, timeZone, overlap, missed, ...).
+  Q_INVOKABLE void loadAutomations();
+  Q_INVOKABLE void addAutomation(const QVariantMap& fields);
+  Q_INVOKABLE void setAutomationEnabled(const QString& id, bool enabled);
+  Q_INVOKABLE void runAutomation(const QString& id);
+  Q_INVOKABLE void removeAutomation(const QString& id);
+  Q_INVOKABLE void loadAutomationHistory(const QString& id);
+  Q_INVOKABLE void previewSchedule(const QString& kind, const QString& schedule,
+                                   const QString& timeZone);
   Q_INVOKABLE void setPinned(const QString& id, bool pinned);
   Q_INVOKABLE void setArchived(const QString& id, bool archived);
   Q_INVOKABLE void rename(const QString& id, const QString& title);
@@ -127,6 +149,10 @@ class Workbench : public QObject {
   void permissionsChanged();
   void commandsChanged();
   void subagentChanged();
+  void automationHistoryChanged();
+  void schedulePreviewChanged();
+  // A run of an automation failed: name, error, the run's conversation.
+  void automationFailed(const QString& name, const QString& error, const QString& conversationId);
   // A conversation this client created (newConversation) is selected.
   void conversationCreated(const QString& id);
 
@@ -145,6 +171,7 @@ class Workbench : public QObject {
   void open_subagent_stream();
   void on_subagent_events(const std::vector<transport::SseEvent>& batch);
   void on_subagent_ended(int status);
+  void on_automation_event(const nlohmann::json& message);
   void load_conversations();
   void load_settings();
   void load_usage();
@@ -169,6 +196,11 @@ class Workbench : public QObject {
   ConversationModel subagent_;
   SseStream subagent_stream_;
   QString subagent_agent_;
+  RowsModel automations_;
+  QVariantList automation_history_;
+  QString history_for_;
+  QStringList schedule_preview_;
+  QString schedule_preview_error_;
   QSettings settings_;
   QTimer list_refresh_;
   QTimer review_;
