@@ -8,8 +8,10 @@
   fanout  1,000 SSE subscribers on one conversation: delivery latency
           (FANOUT_SUBSCRIBERS, FANOUT_ROUNDS; FANOUT_PAUSED=1: no turns)
   wrk     requests/s on GET /api/health
+  automations  start-up time with 0 and 10,000 automations in the store, and
+          how long after it the scheduler has planned them all
 
-    bench/app/server_bench.py [BUILD_DIR] [idle|startup|many|fanout|wrk ...]
+    bench/app/server_bench.py [BUILD_DIR] [idle|startup|many|fanout|wrk|automations ...]
 """
 
 import http.client
@@ -122,6 +124,83 @@ def startup(fake):
         print("start-up with %5d conversations (web.json %7d bytes): median %.1f ms, RSS %.1f MiB (runs ms: %s)" % (
             count, size, statistics.median(times), statistics.median(rss) / 1024,
             ", ".join("%.1f" % t for t in times)))
+
+
+def time_to_answer(home):
+    """Starts ava-backend; ms until GET /api/conversations answers, and the process."""
+    started = time.perf_counter()
+    process = subprocess.Popen([BACKEND, "--log-level", "warn"], env=home.env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    info = None
+    while info is None:
+        candidate = home.backend_file()
+        info = candidate if candidate and candidate["pid"] == process.pid else None
+        if info is None:
+            time.sleep(0.0005)
+    while True:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=5)
+            connection.request("GET", "/api/conversations?limit=1",
+                               headers={"Authorization": "Bearer " + info["token"]})
+            if connection.getresponse().status == 200:
+                break
+        except OSError:
+            time.sleep(0.0005)
+    return (time.perf_counter() - started) * 1000, process, info
+
+
+def automations(fake):
+    import sqlite3
+    for count in (0, 10000):
+        home = Home(fake)
+        server = start_backend(home)  # creates automations.sqlite3 with its schema
+        server.stop()
+        if count:
+            db = sqlite3.connect(os.path.join(home.root, "automations.sqlite3"))
+            now = int(time.time() * 1000)
+            rows = [(str(uuid.uuid4()), "a%d" % i, home.project, "check", "auto",
+                     "cron" if i % 2 == 0 else "every",
+                     "%d * * * *" % (i % 60) if i % 2 == 0 else "%dm" % (60 + i % 600),
+                     "Europe/Berlin" if i % 3 == 0 else "UTC", now, now) for i in range(count)]
+            db.executemany(
+                "INSERT INTO automations(id, name, project, prompt, permission_mode, schedule_kind, "
+                "schedule, time_zone, enabled, overlap, max_running, missed, time_limit_ms, "
+                "keep_runs, created_ms, updated_ms) VALUES(?, ?, ?, ?, ?, ?, ?, ?, 1, 'skip', 3, "
+                "'skip', 1800000, 100, ?, ?)", rows)
+            db.commit()
+            db.close()
+        times = []
+        planned = []
+        listed = []
+        size = 0
+        for _ in range(7):
+            ms, process, info = time_to_answer(home)
+            times.append(ms)
+            # Planned: the list answers with every automation's next run.
+            started = time.perf_counter()
+            while True:
+                connection = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=30)
+                connection.request("GET", "/api/automations",
+                                   headers={"Authorization": "Bearer " + info["token"]})
+                body = json.loads(connection.getresponse().read())
+                if all("nextRunMs" in a for a in body["automations"]):
+                    break
+                time.sleep(0.001)
+            planned.append((time.perf_counter() - started) * 1000)
+            # The list once planned: the server's answer, without the JSON parse.
+            started = time.perf_counter()
+            connection = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=30)
+            connection.request("GET", "/api/automations",
+                               headers={"Authorization": "Bearer " + info["token"]})
+            size = len(connection.getresponse().read())
+            listed.append((time.perf_counter() - started) * 1000)
+            process.terminate()
+            process.wait()
+        home.cleanup()
+        print("start-up with %5d automations: median %.1f ms (runs ms: %s); list with every next run "
+              "after a further median %.0f ms; GET /api/automations (%d KiB) median %.0f ms" % (
+                  count, statistics.median(times), ", ".join("%.1f" % t for t in times),
+                  statistics.median(planned), size // 1024, statistics.median(listed)))
 
 
 def many(fake):

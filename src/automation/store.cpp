@@ -417,6 +417,23 @@ Result<std::vector<Occurrence>> AutomationStore::history(const std::string& auto
   return out;
 }
 
+Result<std::unordered_map<std::string, Occurrence>> AutomationStore::latest_occurrences() const {
+  // SQLite takes the bare columns from the row that holds the MAX.
+  AVA_TRY(auto query,
+          Statement::prepare(db_.get(), fmt::format("SELECT {}, MAX(scheduled_ms) FROM occurrences "
+                                                    "GROUP BY automation_id",
+                                                    occurrence_columns)
+                                            .c_str()));
+  std::unordered_map<std::string, Occurrence> out;
+  for (;;) {
+    AVA_TRY(bool row, query.step());
+    if (!row) break;
+    AVA_TRY(auto occurrence, read_occurrence(query));
+    out.emplace(occurrence.automation_id, std::move(occurrence));
+  }
+  return out;
+}
+
 Result<std::vector<Occurrence>> AutomationStore::active(const std::string& automation_id) const {
   AVA_TRY(auto query,
           Statement::prepare(db_.get(),

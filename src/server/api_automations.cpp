@@ -33,7 +33,10 @@ protocol::OccurrenceView occurrence_view(const automation::Occurrence& o) {
           .error = o.error};
 }
 
-protocol::AutomationView view_of(Scheduler& scheduler, const Automation& a) {
+// `last` is the automation's newest occurrence when the caller has it (a
+// list reads them all in one query); otherwise it is looked up.
+protocol::AutomationView view_of(Scheduler& scheduler, const Automation& a,
+                                 const automation::Occurrence* last = nullptr) {
   protocol::AutomationView view{.id = a.id,
                                 .name = a.name,
                                 .project = a.project,
@@ -56,9 +59,13 @@ protocol::AutomationView view_of(Scheduler& scheduler, const Automation& a) {
                                 .updated_ms = a.updated_ms,
                                 .next_run_ms = scheduler.next_due(a.id),
                                 .last_run = std::nullopt};
+  if (last != nullptr) {
+    view.last_run = occurrence_view(*last);
+    return view;
+  }
   std::lock_guard lock(scheduler.mutex());
-  if (auto last = scheduler.store().history(a.id, 1); last && !last->empty()) {
-    view.last_run = occurrence_view(last->front());
+  if (auto newest = scheduler.store().history(a.id, 1); newest && !newest->empty()) {
+    view.last_run = occurrence_view(newest->front());
   }
   return view;
 }
@@ -123,12 +130,19 @@ Result<void> apply(const protocol::AutomationRequest& r, Automation& a, bool cre
 Result<httpd::HttpResponse> list(const ApiContext& context, const httpd::HttpRequest&) {
   AVA_TRY(Scheduler * scheduler, scheduler_of(context));
   std::vector<Automation> all;
+  std::unordered_map<std::string, automation::Occurrence> latest;
   {
     std::lock_guard lock(scheduler->mutex());
     AVA_TRY(all, scheduler->store().list());
+    AVA_TRY(latest, scheduler->store().latest_occurrences());
   }
   protocol::AutomationList out;
-  for (const auto& a : all) out.automations.push_back(view_of(*scheduler, a));
+  out.automations.reserve(all.size());
+  for (const auto& a : all) {
+    const auto found = latest.find(a.id);
+    out.automations.push_back(
+        view_of(*scheduler, a, found == latest.end() ? nullptr : &found->second));
+  }
   return shaped_response(200, out);
 }
 

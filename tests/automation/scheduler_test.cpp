@@ -116,6 +116,28 @@ TEST_CASE("an every-minute automation runs each minute once", "[automation][sche
   CHECK(h[0].conversation_id == "conversation-1");
 }
 
+TEST_CASE("the newest occurrence of each automation, in one query", "[automation][store]") {
+  Fixture f;
+  auto s = f.scheduler();
+  const auto often = f.add(*s, "often", "every", "1m");
+  const auto never = f.add(*s, "never", "cron", "0 0 1 1 *");
+  for (int i = 1; i <= 3; ++i) {
+    f.clock.now = t0 + i * minute;
+    s->tick();
+    f.runner.runs.back().ended({.state = OccurrenceState::finished});
+  }
+  f.clock.now = t0 + 4 * minute;
+  s->tick();  // the fourth still runs
+  const auto latest = s->store().latest_occurrences();
+  REQUIRE(latest);
+  CHECK(latest->size() == 1);
+  REQUIRE(latest->contains(often.id));
+  CHECK(latest->at(often.id).scheduled_ms == t0 + 4 * minute);
+  CHECK(latest->at(often.id).state == OccurrenceState::started);
+  CHECK(latest->at(often.id).conversation_id == "conversation-4");
+  CHECK_FALSE(latest->contains(never.id));
+}
+
 TEST_CASE("a restart, a second scheduler and a clock jumping back start nothing twice",
           "[automation][scheduler]") {
   Fixture f;

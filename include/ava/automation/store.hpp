@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ava/base/error.hpp"
@@ -102,6 +103,8 @@ class AutomationStore {
 
   // Newest first.
   Result<std::vector<Occurrence>> history(const std::string& automation_id, int limit) const;
+  // Each automation's newest occurrence, by automation id (one query for a list).
+  Result<std::unordered_map<std::string, Occurrence>> latest_occurrences() const;
   // Claimed (queued) and started occurrences of one automation, oldest first.
   Result<std::vector<Occurrence>> active(const std::string& automation_id) const;
   // The latest scheduled time the scheduler handled for each automation
