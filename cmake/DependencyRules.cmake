@@ -15,7 +15,7 @@
 # the include check.
 set(AVA_PACKAGE_ORDER
   base content proc transport llm session tool policy prompts oauth mcp agent protocol
-  store automation registry machine httpd capabilities server cli desktop)
+  store automation analytics registry machine httpd capabilities server cli desktop)
 
 set(AVA_ALLOWED_base "")
 set(AVA_ALLOWED_content "")
@@ -32,12 +32,13 @@ set(AVA_ALLOWED_agent session llm tool policy prompts proc content base)
 set(AVA_ALLOWED_protocol base)
 set(AVA_ALLOWED_store base)
 set(AVA_ALLOWED_automation store base)
+set(AVA_ALLOWED_analytics session store llm prompts protocol content base)
 set(AVA_ALLOWED_registry protocol base)
 set(AVA_ALLOWED_machine transport base)
 set(AVA_ALLOWED_httpd machine protocol transport base)
 set(AVA_ALLOWED_capabilities agent mcp oauth protocol proc store tool base)
-set(AVA_ALLOWED_server automation capabilities httpd registry machine agent policy prompts protocol session llm proc transport base)
-set(AVA_ALLOWED_cli server automation capabilities machine mcp oauth agent policy prompts session llm proc base)
+set(AVA_ALLOWED_server analytics automation capabilities httpd registry machine agent policy prompts protocol session llm proc transport base)
+set(AVA_ALLOWED_cli server analytics automation capabilities machine mcp oauth agent policy prompts session llm proc base)
 set(AVA_ALLOWED_app cli server base)
 set(AVA_ALLOWED_desktop machine protocol transport base)
 

@@ -1,6 +1,9 @@
 // The driver: one coroutine per agent, on the agent's strand, that turns
 // acknowledged input into turns of provider steps and tool calls.
 
+#include <algorithm>
+#include <chrono>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <boost/asio/as_tuple.hpp>
@@ -348,7 +351,20 @@ asio::awaitable<StepOutcome> AgentCore::run_step(const std::string& turn_id, int
     co_return StepOutcome::aborted;
   }
   std::string partial_text;
+  // Time to first token: the first text, thinking or tool call streamed.
+  const auto sent = std::chrono::steady_clock::now();
+  std::int64_t first_token_ms = 0;
+  const auto since_sent = [&sent] {
+    return std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::steady_clock::now() - sent)
+                                         .count());
+  };
   llm::EventSink sink = [&](const llm::StreamEvent& event) {
+    if (first_token_ms == 0 && (std::holds_alternative<llm::TextDelta>(event) ||
+                                std::holds_alternative<llm::ThinkingDelta>(event) ||
+                                std::holds_alternative<llm::ToolCallStart>(event))) {
+      first_token_ms = since_sent();
+    }
     if (const auto* text = std::get_if<llm::TextDelta>(&event)) partial_text += text->text;
     emit_live(StreamProgress{.turn_id = turn_id, .step = step, .event = event});
   };
@@ -401,13 +417,18 @@ asio::awaitable<StepOutcome> AgentCore::run_step(const std::string& turn_id, int
   }
 
   llm::Response& response = *result;
+  const std::int64_t duration_ms = since_sent();
   const bool billed = response.usage != llm::Usage{};
   if (response.error) {
     // Nothing of a failed response enters the context, but its usage was billed.
     std::vector<session::EventBody> failed;
     if (billed) {
-      failed.emplace_back(session::UsageRecorded{
-          .turn_id = turn_id, .step = step, .model = request.model, .usage = response.usage});
+      failed.emplace_back(session::UsageRecorded{.turn_id = turn_id,
+                                                 .step = step,
+                                                 .model = request.model,
+                                                 .usage = response.usage,
+                                                 .first_token_ms = first_token_ms,
+                                                 .duration_ms = duration_ms});
     }
     failed.emplace_back(
         session::ErrorOccurred{.turn_id = turn_id,
@@ -432,8 +453,12 @@ asio::awaitable<StepOutcome> AgentCore::run_step(const std::string& turn_id, int
     answer.emplace_back(session::AssistantMessage{
         .turn_id = turn_id, .step = step, .content = std::move(response.message.content)});
   }
-  answer.emplace_back(session::UsageRecorded{
-      .turn_id = turn_id, .step = step, .model = request.model, .usage = response.usage});
+  answer.emplace_back(session::UsageRecorded{.turn_id = turn_id,
+                                             .step = step,
+                                             .model = request.model,
+                                             .usage = response.usage,
+                                             .first_token_ms = first_token_ms,
+                                             .duration_ms = duration_ms});
   if (calls.empty()) {
     answer.emplace_back(session::StepEnded{.turn_id = turn_id,
                                            .step = step,

@@ -58,6 +58,8 @@ void add_mcp_conformance_command(CLI::App& mcp, CliContext& context);
 void add_mcp_login_commands(CLI::App& mcp, CliContext& context);
 // `ava permissions` (cmd_permissions.cpp).
 void add_permissions_commands(CLI::App& cli, CliContext& context);
+// `ava analytics show|rebuild` (cmd_analytics.cpp).
+void add_analytics_commands(CLI::App& cli, CliContext& context);
 // `ava automation ...` (cmd_automation.cpp), through the backend's API.
 void add_automation_commands(CLI::App& cli, CliContext& context);
 // `ava memory list|dream` (cmd_memory.cpp).

@@ -1,5 +1,6 @@
 #include "ava/protocol/typescript.hpp"
 
+#include "ava/protocol/analytics.hpp"
 #include "ava/protocol/automations.hpp"
 #include "ava/protocol/capabilities.hpp"
 #include "ava/protocol/responses.hpp"
@@ -122,7 +123,8 @@ std::vector<ObjectShape> build_objects() {
        "usage: what one step used",
        {required_field("turn_id", "string"), required_field("step", "number"),
         required_field("model", "string"), required_field("usage", "LogUsage"),
-        optional_field("subagent", "string")},
+        optional_field("subagent", "string"), optional_field("first_token_ms", "number"),
+        optional_field("duration_ms", "number")},
        "EventBase"},
       {"ModelChangedEvent",
        "model_changed",
@@ -209,6 +211,10 @@ std::vector<ObjectShape> build_objects() {
       object_shape<OccurrenceList>(),
       object_shape<SchedulePreview>(),
       object_shape<AutomationMessage>(),
+      // Analytics (/api/analytics).
+      object_shape<UsageBucket>(),
+      object_shape<ToolStats>(),
+      object_shape<AnalyticsSummary>(),
       object_shape<McpServer>(),
       object_shape<McpOAuthClient>(),
       object_shape<McpSandbox>(),

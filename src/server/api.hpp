@@ -8,8 +8,10 @@
 #include <optional>
 #include <string>
 
+#include <boost/asio/thread_pool.hpp>
 #include <nlohmann/json_fwd.hpp>
 
+#include "ava/analytics/index.hpp"
 #include "ava/automation/scheduler.hpp"
 #include "ava/httpd/http_server.hpp"
 #include "ava/httpd/login_gate.hpp"
@@ -42,6 +44,13 @@ struct ApiContext {
   std::function<void()> request_shutdown;              // POST /api/shutdown; empty: not offered
   std::shared_ptr<httpd::LoginGate> logins;            // browser sessions (api_login.cpp)
   std::shared_ptr<automation::Scheduler> automations;  // null: not scheduling here
+  // The analytics index, opened on the first request and used only on its
+  // own thread (one at a time, off the I/O threads).
+  struct Analytics {
+    boost::asio::thread_pool worker{1};
+    std::optional<analytics::Index> index;
+  };
+  std::shared_ptr<Analytics> analytics = std::make_shared<Analytics>();
 };
 
 // One function per route file (src/server/api_<area>.cpp).
@@ -53,6 +62,7 @@ void add_event_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& 
 void add_mcp_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 void add_skill_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 void add_automation_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
+void add_analytics_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 // `GET /` (the login link, else the web UI's index), POST /api/login and
 // POST /api/login-codes; `static_files` serves the UI.
 void add_login_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context,
@@ -67,6 +77,7 @@ inline void add_api_routes(httpd::Router& router, const std::shared_ptr<ApiConte
   add_mcp_routes(router, context);
   add_skill_routes(router, context);
   add_automation_routes(router, context);
+  add_analytics_routes(router, context);
 }
 
 // Helpers shared by the route files.

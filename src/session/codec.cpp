@@ -129,6 +129,8 @@ json encode_body(const EventBody& body) {
                       {"model", e.model},
                       {"usage", encode_usage(e.usage)}};
             if (!e.subagent.empty()) o["subagent"] = e.subagent;
+            if (e.first_token_ms > 0) o["first_token_ms"] = e.first_token_ms;
+            if (e.duration_ms > 0) o["duration_ms"] = e.duration_ms;
             return o;
           },
           [](const ModelChanged& e) -> json {
@@ -286,7 +288,9 @@ bool decode_known_body(std::string_view type, Reader& r, EventBody& body) {
                          .step = read_step(r),
                          .model = r.optional_string("model"),
                          .usage = decode_usage<Reader>(r.optional_any("usage"), r),
-                         .subagent = r.optional_string("subagent")};
+                         .subagent = r.optional_string("subagent"),
+                         .first_token_ms = r.optional_integer("first_token_ms"),
+                         .duration_ms = r.optional_integer("duration_ms")};
   } else if (type == "model_changed") {
     body = ModelChanged{.provider = r.optional_string("provider"), .model = r.string("model")};
   } else if (type == "paused") {

@@ -241,6 +241,8 @@ void write_body(const Event& event, std::string& out) {
                    o.type(type);
                  },
                  [&](const UsageRecorded& e) {
+                   if (e.duration_ms > 0) o.number("duration_ms", e.duration_ms);
+                   if (e.first_token_ms > 0) o.number("first_token_ms", e.first_token_ms);
                    o.string("model", e.model);
                    o.seq(event);
                    o.number("step", e.step);

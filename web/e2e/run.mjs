@@ -650,6 +650,26 @@ async function main() {
     await page.locator(".conv .badge.automation-run").first().waitFor();
     log("ok: automation added with its next runs shown, run now, its conversation opened");
 
+    // --- analytics: the turns run above counted, charted, filtered by model
+    await page.getByRole("button", { name: "Analytics" }).click();
+    const analytics = page.getByRole("region", { name: "Analytics" });
+    await analytics.getByTestId("stat-Turns").waitFor();
+    const turnsShown = Number(await analytics.getByTestId("stat-Turns").locator(".stat-value").innerText());
+    const apiSummary = await apiCall("GET", "/api/analytics");
+    check(turnsShown > 0 && turnsShown === apiSummary.turns, `analytics shows ${turnsShown} turns, the API ${apiSummary.turns}`);
+    await analytics.locator(".usage-chart canvas").first().waitFor();
+    await analytics.getByRole("table", { name: "Tools" }).locator('tr[data-tool="bash"]').waitFor();
+    const modelName = apiSummary.byModel[0].key;
+    const filterForm = analytics.getByRole("form", { name: "Filters" });
+    await filterForm.getByLabel("Model").selectOption(modelName);
+    await filterForm.getByLabel("Period").selectOption("all");
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid="stat-Turns"] .stat-value')?.textContent === String(n),
+      (await apiCall("GET", `/api/analytics?model=${encodeURIComponent(modelName)}`)).turns,
+    );
+    await screenshot("analytics");
+    log(`ok: analytics shows ${turnsShown} turns on ${apiSummary.byDay.map((d) => d.key).join(", ")}, charts and tools, filtered by ${modelName}`);
+
     // --- render benchmark: 5,000 synthetic events through the reducer into the list
     const runs = [];
     for (let i = 0; i < 5; i++) {

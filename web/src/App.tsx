@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useState } from "react";
 import { api, ApiRequestError, follow } from "./api/client";
 import type { AutomationMessage, ConversationPatch, ConversationView, Project, StatusMessage } from "./api/protocol.gen";
 import type { ModelsResponse } from "./api/protocol.extra";
@@ -8,13 +8,17 @@ import { ConversationPage } from "./ui/ConversationPage";
 import { Settings } from "./ui/Settings";
 import { Sidebar } from "./ui/Sidebar";
 
-type Route = { page: "home" } | { page: "settings" } | { page: "automations" } | { page: "conversation"; id: string };
+// Its chart library loads with the page, not with the app.
+const Analytics = lazy(() => import("./ui/Analytics").then((m) => ({ default: m.Analytics })));
+
+type Route = { page: "home" } | { page: "settings" } | { page: "automations" } | { page: "analytics" } | { page: "conversation"; id: string };
 
 function parseRoute(pathname: string): Route {
   const m = /^\/c\/([^/]+)\/?$/.exec(pathname);
   if (m) return { page: "conversation", id: decodeURIComponent(m[1]) };
   if (pathname.replace(/\/$/, "") === "/settings") return { page: "settings" };
   if (pathname.replace(/\/$/, "") === "/automations") return { page: "automations" };
+  if (pathname.replace(/\/$/, "") === "/analytics") return { page: "analytics" };
   return { page: "home" };
 }
 
@@ -214,6 +218,7 @@ export function App() {
           onPatch={patch}
           onSettings={() => navigate("/settings")}
           onAutomations={() => navigate("/automations")}
+          onAnalytics={() => navigate("/analytics")}
         />
         <div className="main">
           <ConnectionBanner />
@@ -228,6 +233,11 @@ export function App() {
           )}
           {route.page === "conversation" && <ConversationPage key={route.id} id={route.id} models={models} listed={conversations.find((c) => c.id === route.id)} onOpen={(next) => navigate(`/c/${encodeURIComponent(next)}`)} />}
           {route.page === "settings" && <Settings models={models} />}
+          {route.page === "analytics" && (
+            <Suspense fallback={<div className="muted">Loading…</div>}>
+              <Analytics projects={projects} />
+            </Suspense>
+          )}
           {route.page === "automations" && <Automations projects={projects} onOpen={(id) => navigate(`/c/${encodeURIComponent(id)}`)} />}
           {route.page === "home" && (
             <main className="home" aria-label="Welcome">

@@ -121,6 +121,10 @@ struct UsageRecorded {
   // Spent by a subagent (its session id) for this call: counted in this
   // conversation's totals; its own log has the same tokens per request.
   std::string subagent;
+  // From the request leaving to the first streamed output, and to the whole
+  // response (0 when not measured: older logs, a subagent's roll-up).
+  std::int64_t first_token_ms = 0;
+  std::int64_t duration_ms = 0;
 };
 
 struct ModelChanged {

@@ -50,6 +50,10 @@ class Statement {
     sqlite3_bind_int64(stmt_, index, value);
     return *this;
   }
+  Statement& bind(int index, double value) {
+    sqlite3_bind_double(stmt_, index, value);
+    return *this;
+  }
   // true while there is a row to read.
   Result<bool> step() {
     const int code = sqlite3_step(stmt_);
@@ -57,8 +61,11 @@ class Statement {
     if (code == SQLITE_DONE) return false;
     return std::unexpected(sqlite_error(db_, "step"));
   }
+  // Steps once, then resets the statement (bindings kept) for the next run.
   Result<void> run() {
-    AVA_TRY(bool row, step());
+    auto stepped = step();
+    sqlite3_reset(stmt_);
+    AVA_TRY(bool row, std::move(stepped));
     (void)row;
     return {};
   }
@@ -68,6 +75,7 @@ class Statement {
     return data == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(data), size);
   }
   std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+  double real(int column) const { return sqlite3_column_double(stmt_, column); }
 
  private:
   Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}

@@ -1,6 +1,6 @@
 // The HTTP side of the API (fetch, JSON errors as typed errors) and the SSE
 // follower that survives disconnects and resumes from its last sequence.
-import type { AutomationList, AutomationRequest, AutomationView, OccurrenceList, OccurrenceView, SchedulePreview } from "./protocol.gen";
+import type { AnalyticsSummary, AutomationList, AutomationRequest, AutomationView, OccurrenceList, OccurrenceView, SchedulePreview } from "./protocol.gen";
 import type {
   ApprovalDecisionRequest,
   PermissionModeRequest,
@@ -192,6 +192,11 @@ export const api = {
   runAutomation: (id: string) => request<OccurrenceView>("POST", `/api/automations/${enc(id)}/run`),
   automationHistory: (id: string, limit = 50) =>
     request<OccurrenceList>("GET", `/api/automations/${enc(id)}/history?limit=${limit}`).then((r) => r.occurrences),
+  /** The analytics index brought up to date, then summarized (docs/analytics.md). */
+  analytics: (query: Record<string, string>) => {
+    const search = new URLSearchParams(query).toString();
+    return request<AnalyticsSummary>("GET", "/api/analytics" + (search ? "?" + search : ""));
+  },
   /** The next five runs of a schedule not yet saved (the form's helper). */
   previewSchedule: (kind: "cron" | "every" | "at", schedule: string, timeZone: string) =>
     request<SchedulePreview>("GET", `/api/automations/preview?${kind}=${enc(schedule)}&timeZone=${enc(timeZone)}`),

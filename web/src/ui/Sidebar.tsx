@@ -13,6 +13,7 @@ interface Props {
   onPatch: (id: string, patch: ConversationPatch) => void;
   onSettings: () => void;
   onAutomations: () => void;
+  onAnalytics: () => void;
 }
 
 /** Pinned first, then newest first (the API's order, kept after local updates). */
@@ -128,6 +129,9 @@ export function Sidebar(props: Props) {
         </label>
         <button type="button" onClick={props.onAutomations}>
           Automations
+        </button>
+        <button type="button" onClick={props.onAnalytics}>
+          Analytics
         </button>
         <button type="button" onClick={props.onSettings}>
           Settings
