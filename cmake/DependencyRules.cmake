@@ -14,8 +14,8 @@
 # library: src/app holds the two binaries' mains, and its entry here is for
 # the include check.
 set(AVA_PACKAGE_ORDER
-  base content proc transport llm session tool policy prompts oauth mcp agent protocol
-  store automation analytics registry machine httpd capabilities server cli desktop)
+  base content proc transport llm session tool policy prompts oauth mcp agent recording protocol
+  store automation analytics registry machine httpd capabilities server cli eval desktop)
 
 set(AVA_ALLOWED_base "")
 set(AVA_ALLOWED_content "")
@@ -29,6 +29,7 @@ set(AVA_ALLOWED_prompts base)
 set(AVA_ALLOWED_oauth transport base)
 set(AVA_ALLOWED_mcp oauth tool proc transport base)
 set(AVA_ALLOWED_agent session llm tool policy prompts proc content base)
+set(AVA_ALLOWED_recording llm session content base)
 set(AVA_ALLOWED_protocol base)
 set(AVA_ALLOWED_store base)
 set(AVA_ALLOWED_automation store base)
@@ -38,12 +39,18 @@ set(AVA_ALLOWED_machine transport base)
 set(AVA_ALLOWED_httpd machine protocol transport base)
 set(AVA_ALLOWED_capabilities agent mcp oauth protocol proc store tool base)
 set(AVA_ALLOWED_server analytics automation capabilities httpd registry machine agent policy prompts protocol session llm proc transport base)
-set(AVA_ALLOWED_cli server analytics automation capabilities machine mcp oauth agent policy prompts session llm proc base)
-set(AVA_ALLOWED_app cli server base)
+set(AVA_ALLOWED_cli server analytics automation capabilities machine mcp oauth agent recording policy prompts session llm proc base)
+# eval has its own binary (ava-eval); ava and ava-backend never link it.
+set(AVA_ALLOWED_eval recording agent session llm tool proc content base)
+set(AVA_ALLOWED_app cli server eval base)
 set(AVA_ALLOWED_desktop machine protocol transport base)
 
-set(AVA_CORE_PACKAGES base content proc transport session llm tool policy prompts oauth mcp agent)
-set(AVA_APP_TARGETS ava_server ava_cli ava_desktop)
+set(AVA_CORE_PACKAGES base content proc transport session llm tool policy prompts oauth mcp agent recording)
+set(AVA_APP_TARGETS ava_server ava_cli ava_desktop ava_eval)
+# Binaries that must not reach a package (the evaluation tools stay out of
+# what users run every day).
+set(AVA_FORBIDDEN_ava-backend ava_eval)
+set(AVA_FORBIDDEN_ava ava_eval)
 
 # Collects every target name reachable through link dependencies.
 function(_ava_link_closure target out)
@@ -122,6 +129,16 @@ function(ava_check_dependency_rules)
         endif()
       endif()
     endforeach()
+  endforeach()
+  foreach(binary IN ITEMS ava ava-backend)
+    if(TARGET ${binary})
+      _ava_link_closure(${binary} closure)
+      foreach(forbidden IN LISTS AVA_FORBIDDEN_${binary})
+        if(forbidden IN_LIST closure)
+          list(APPEND errors "${binary} links ${forbidden}")
+        endif()
+      endforeach()
+    endif()
   endforeach()
   if(errors)
     list(JOIN errors "\n  " message)

@@ -32,7 +32,7 @@ struct Subcommand {
   std::string_view name;
   void (*add)(CLI::App&, CliContext&);
 };
-constexpr std::array<Subcommand, 11> subcommands{{
+constexpr std::array<Subcommand, 13> subcommands{{
     {"session", add_session_commands},
     {"debug", add_debug_commands},
     {"models", add_models_commands},
@@ -44,6 +44,8 @@ constexpr std::array<Subcommand, 11> subcommands{{
     {"memory", add_memory_commands},
     {"automation", add_automation_commands},
     {"analytics", add_analytics_commands},
+    {"eval", add_eval_commands},
+    {"replay", add_replay_commands},
 }};
 
 bool has_argument(int argc, char** argv, std::string_view word) {

@@ -17,7 +17,9 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "ava/agent/prompt.hpp"
+#include "ava/base/clock.hpp"
 #include "ava/base/id.hpp"
+#include "ava/base/version.hpp"
 #include "ava/capabilities/capabilities_store.hpp"
 #include "ava/capabilities/mcp_hub.hpp"
 #include "ava/capabilities/mcp_tool_source.hpp"
@@ -25,6 +27,7 @@
 #include "ava/llm/catalog.hpp"
 #include "ava/machine/ownership.hpp"
 #include "ava/proc/environment.hpp"
+#include "ava/recording/recorder.hpp"
 #include "ava/server/permissions.hpp"
 #include "ava/server/providers.hpp"
 #include "cli/commands.hpp"
@@ -226,6 +229,31 @@ Result<int> run_prompt(const PromptFlags& flags) {
   options.tool_source = prompt_tools(io, hub, cwd, flags);
   options.provider_factory =
       server::make_provider_factory(io.get_executor(), [settings] { return settings; });
+  std::shared_ptr<recording::Recorder> recorder;
+  if (!flags.record.empty()) {
+    if (existing) {
+      return usage_error(command_name, {ErrorCode::invalid_argument,
+                                        "--record starts a new session: it cannot continue one "
+                                        "(--session, --continue)"});
+    }
+    auto created =
+        recording::Recorder::create(flags.record, {.ava_version = std::string(base::version()),
+                                                   .cwd = cwd.string(),
+                                                   .prompt = *prompt,
+                                                   .max_steps = flags.max_steps,
+                                                   .created_ms = base::unix_ms_now()});
+    if (!created) return usage_error(command_name, created.error());
+    recorder = std::move(*created);
+    options.provider_factory =
+        [recorder, make = std::move(options.provider_factory)](
+            const agent::ModelChoice& choice) -> Result<agent::ProviderBinding> {
+      AVA_TRY(auto binding, make(choice));
+      binding.provider =
+          recorder->wrap(std::move(binding.provider), binding.provider_name, binding.model,
+                         binding.context_window, binding.max_output_tokens);
+      return binding;
+    };
+  }
   options.model = {.provider = flags.provider, .model = flags.model};
   options.cwd = cwd;
   options.system_prompt = flags.system_prompt;
@@ -265,6 +293,10 @@ Result<int> run_prompt(const PromptFlags& flags) {
   for (const auto& spec : agent->next_request().tools) tool_names.push_back(spec.name);
   output.init(*agent, tool_names);
   agent->subscribe([&output](const session::Event& event) { output.on_event(event); });
+  if (recorder) {
+    recorder->set_session_id(agent->session_id());
+    agent->subscribe([recorder](const session::Event& event) { recorder->on_event(event); });
+  }
   agent->subscribe_live([&output](const agent::LiveEvent& event) { output.on_live(event); });
 
   // Ctrl-C aborts the turn (calls paired, log synced); a second one quits.
@@ -299,6 +331,12 @@ Result<int> run_prompt(const PromptFlags& flags) {
   io.run();
 
   if (failure) return std::unexpected(std::move(*failure));
+  if (recorder) {
+    if (auto recorded = recorder->finish(); !recorded) {
+      std::fprintf(stderr, "ava: the recording in %s is incomplete: %s\n", flags.record.c_str(),
+                   recorded.error().message.c_str());
+    }
+  }
   const auto duration = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);
   return output.finish(*agent, llm::model_info(agent->status().model, settings.get()),
@@ -346,6 +384,9 @@ void add_prompt_options(CLI::App& cli, CliContext& context) {
   cli.add_option("--disallowed-tools,--disallowedTools", flags->disallowed_tools,
                  "Rules to deny, e.g. 'bash(git push*)' (comma-separated or repeated)")
       ->allow_extra_args(false);
+  cli.add_option("--record", flags->record,
+                 "Record the provider exchanges and tool responses in DIR (new or empty) for "
+                 "`ava replay DIR` (docs/eval.md)");
   cli.add_option("--sandbox", flags->sandbox,
                  "Where bash runs: read-only, workspace-write (default for -p) or off")
       ->check(CLI::IsMember({"read-only", "workspace-write", "off"}));

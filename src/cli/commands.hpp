@@ -62,6 +62,9 @@ void add_permissions_commands(CLI::App& cli, CliContext& context);
 void add_analytics_commands(CLI::App& cli, CliContext& context);
 // `ava automation ...` (cmd_automation.cpp), through the backend's API.
 void add_automation_commands(CLI::App& cli, CliContext& context);
+// `ava eval ...` and `ava replay DIR` (cmd_eval.cpp): run ava-eval.
+void add_eval_commands(CLI::App& cli, CliContext& context);
+void add_replay_commands(CLI::App& cli, CliContext& context);
 // `ava memory list|dream` (cmd_memory.cpp).
 void add_memory_commands(CLI::App& cli, CliContext& context);
 // `ava settings show` (cmd_settings.cpp).

@@ -30,6 +30,7 @@ struct PromptFlags {
   std::vector<std::string> allowed_tools;
   std::vector<std::string> disallowed_tools;
   std::string sandbox;
+  std::string record;  // --record DIR: a recording for `ava replay` (docs/eval.md)
   // Not flags of -p: the agent's memory tool and notes, the task tool, and
   // (when set) the only built-in tools offered (read, write, edit, bash).
   bool memory = true;

@@ -51,6 +51,9 @@ class Index {
 
   // Reads what is new in every log under the sessions folder.
   Result<UpdateReport> update();
+  // Reads what is new in one log (after a turn ends there); the number of
+  // events indexed.
+  Result<int> update_log(const std::filesystem::path& log) { return index_log(log); }
   // Drops every row and reads every log again.
   Result<UpdateReport> rebuild();
   Result<Summary> summary(const Filter& filter) const;
