@@ -86,6 +86,7 @@ struct LogState {
   std::string provider;
   std::string model;  // the latest step's, for tool calls
   std::string parent;
+  std::int64_t read_bytes = 0;  // end of the last complete frame read
 };
 
 // One filter as bound SQL: the fragment is fixed text, the values bound.
@@ -169,6 +170,13 @@ bool is_day(std::string_view text) {
   return day.ok();
 }
 
+// Where each log's reading stopped, in bytes, so an update decodes only the
+// new frames (version 1 decoded every log from its start).
+constexpr const char* schema_v2 = R"sql(
+ALTER TABLE logs ADD COLUMN read_bytes INTEGER NOT NULL DEFAULT 0;
+PRAGMA user_version = 2;
+)sql";
+
 fs::path Index::file_of(const base::Home& home) { return home.file("analytics.sqlite3"); }
 
 Result<Index> Index::open(const base::Home& home) {
@@ -176,7 +184,7 @@ Result<Index> Index::open(const base::Home& home) {
 }
 
 Result<Index> Index::open_file(const fs::path& file, fs::path sessions) {
-  static constexpr const char* migrations[] = {schema_v1};
+  static constexpr const char* migrations[] = {schema_v1, schema_v2};
   static_assert(std::size(migrations) == schema_version);
   AVA_TRY(auto db, store::open_database(file, migrations));
   return Index(std::move(db), std::move(sessions));
@@ -226,9 +234,10 @@ Result<int> Index::index_log(const fs::path& log) {
   const std::string file = log.filename().string();
   LogState state{.session_id = file.substr(0, file.find('.'))};
   {
-    AVA_TRY(auto query, Statement::prepare(db_.get(),
-                                           "SELECT last_seq, project, provider, model, parent "
-                                           "FROM logs WHERE session_id = ?1"));
+    AVA_TRY(auto query,
+            Statement::prepare(db_.get(),
+                               "SELECT last_seq, project, provider, model, parent, read_bytes "
+                               "FROM logs WHERE session_id = ?1"));
     query.bind(1, state.session_id);
     AVA_TRY(bool row, query.step());
     if (row) {
@@ -237,15 +246,28 @@ Result<int> Index::index_log(const fs::path& log) {
       state.provider = query.text(2);
       state.model = query.text(3);
       state.parent = query.text(4);
+      state.read_bytes = query.integer(5);
     }
   }
-  AVA_TRY(auto follower,
-          session::LogFollower::open(log, static_cast<session::Seq>(state.last_seq)));
+  // From where the last update stopped; should that place be gone (the log
+  // was replaced by a shorter one), from the start: seqs already indexed are
+  // skipped either way.
+  std::unique_ptr<session::LogFollower> follower;
   std::vector<session::Event> events;
-  do {
-    AVA_TRY(auto more, follower->poll(read_chunk));
-    for (auto& event : more) events.push_back(std::move(event));
-  } while (follower->has_unread());
+  auto read_new = [&](std::uint64_t offset) -> Result<void> {
+    events.clear();
+    AVA_TRY(follower,
+            session::LogFollower::open_at(log, static_cast<session::Seq>(state.last_seq), offset));
+    do {
+      AVA_TRY(auto more, follower->poll(read_chunk));
+      for (auto& event : more) events.push_back(std::move(event));
+    } while (follower->has_unread());
+    return {};
+  };
+  if (auto read = read_new(static_cast<std::uint64_t>(state.read_bytes)); !read) {
+    if (state.read_bytes == 0) return std::unexpected(std::move(read).error());
+    AVA_TRY_VOID(read_new(0));
+  }
 
   // The new rows and the cursor in one transaction: all or nothing.
   AVA_TRY(auto transaction, store::Transaction::begin(db_.get()));
@@ -341,12 +363,13 @@ Result<int> Index::index_log(const fs::path& log) {
       AVA_TRY_VOID(result.run());
     }
   }
-  AVA_TRY(auto cursor, Statement::prepare(
-                           db_.get(),
-                           "INSERT INTO logs(session_id, file, bytes, last_seq, project, provider, "
-                           "model, parent) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON "
-                           "CONFLICT(session_id) DO UPDATE SET file = ?2, bytes = ?3, last_seq = "
-                           "?4, project = ?5, provider = ?6, model = ?7, parent = ?8"));
+  AVA_TRY(auto cursor,
+          Statement::prepare(
+              db_.get(),
+              "INSERT INTO logs(session_id, file, bytes, last_seq, project, provider, "
+              "model, parent, read_bytes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+              "ON CONFLICT(session_id) DO UPDATE SET file = ?2, bytes = ?3, last_seq = "
+              "?4, project = ?5, provider = ?6, model = ?7, parent = ?8, read_bytes = ?9"));
   cursor.bind(1, state.session_id)
       .bind(2, log.filename().string())
       .bind(3, bytes)
@@ -354,7 +377,8 @@ Result<int> Index::index_log(const fs::path& log) {
       .bind(5, state.project)
       .bind(6, state.provider)
       .bind(7, state.model)
-      .bind(8, state.parent);
+      .bind(8, state.parent)
+      .bind(9, static_cast<std::int64_t>(follower->consumed_bytes()));
   AVA_TRY_VOID(cursor.run());
   AVA_TRY_VOID(transaction.commit());
   return indexed;

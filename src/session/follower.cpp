@@ -42,6 +42,14 @@ Result<std::unique_ptr<LogFollower>> LogFollower::open(const std::filesystem::pa
   return std::unique_ptr<LogFollower>(new LogFollower(path, fd, after, options));
 }
 
+Result<std::unique_ptr<LogFollower>> LogFollower::open_at(const std::filesystem::path& path,
+                                                          Seq after, std::uint64_t offset,
+                                                          const ScanOptions& options) {
+  AVA_TRY(auto follower, open(path, after, options));
+  follower->consumed_ = offset;
+  return follower;
+}
+
 Result<std::vector<Event>> LogFollower::poll(std::size_t max_bytes) {
   struct stat info {};
   if (::fstat(fd_, &info) != 0) return base::fail_errno("stat " + path_.string(), errno);

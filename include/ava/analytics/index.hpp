@@ -44,7 +44,7 @@ struct UpdateReport {
 
 class Index {
  public:
-  static constexpr int schema_version = 1;
+  static constexpr int schema_version = 2;
   static std::filesystem::path file_of(const base::Home& home);
   static Result<Index> open(const base::Home& home);
   static Result<Index> open_file(const std::filesystem::path& file, std::filesystem::path sessions);

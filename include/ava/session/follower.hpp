@@ -25,6 +25,12 @@ class LogFollower {
  public:
   static Result<std::unique_ptr<LogFollower>> open(const std::filesystem::path& path, Seq after,
                                                    const ScanOptions& options = {});
+  // Starts reading at `offset`, the end of a complete frame an earlier
+  // follower consumed (consumed_bytes()): complete frames are never rewritten,
+  // so a reader that keeps its place skips decoding the history again.
+  static Result<std::unique_ptr<LogFollower>> open_at(const std::filesystem::path& path, Seq after,
+                                                      std::uint64_t offset,
+                                                      const ScanOptions& options = {});
   ~LogFollower();
   LogFollower(const LogFollower&) = delete;
   LogFollower& operator=(const LogFollower&) = delete;
@@ -41,6 +47,8 @@ class LogFollower {
   boost::asio::awaitable<Result<std::vector<Event>>> next();
 
   Seq last_seq() const { return last_seq_; }
+  // The file offset just past the last complete frame read.
+  std::uint64_t consumed_bytes() const { return consumed_; }
 
  private:
   LogFollower(std::filesystem::path path, int fd, Seq after, const ScanOptions& options);
