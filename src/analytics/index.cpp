@@ -4,14 +4,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 
-#include "ava/llm/catalog.hpp"
-#include "ava/prompts/project_context.hpp"
-#include "ava/session/follower.hpp"
+#include "analytics/log_rows.hpp"
 #include "ava/store/sqlite.hpp"
 
 namespace ava::analytics {
@@ -19,8 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using store::Statement;
-
-constexpr std::size_t read_chunk = std::size_t{1} << 20;
 
 constexpr const char* schema_v1 = R"sql(
 CREATE TABLE logs(
@@ -71,23 +72,52 @@ CREATE TABLE tool_calls(
 PRAGMA user_version = 1;
 )sql";
 
-std::string day_of(std::int64_t ms) {
-  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  return fmt::format("{:04}-{:02}-{:02}", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday);
-}
+// Logs read on the reader thread, waiting to be written: bounded, so a
+// fast reader does not hold every log's events at once.
+class ReadQueue {
+ public:
+  using Item = Result<detail::LogRead>;
+  // false once the writer has stopped taking logs.
+  bool push(Item item) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return items_.size() < capacity || cancelled_; });
+    if (cancelled_) return false;
+    items_.push_back(std::move(item));
+    changed_.notify_all();
+    return true;
+  }
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    changed_.notify_all();
+  }
+  void cancel() {
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+    changed_.notify_all();
+  }
+  // The next log; nullopt when the reader has read them all.
+  std::optional<Item> pop() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !items_.empty() || closed_; });
+    if (items_.empty()) return std::nullopt;
+    Item item = std::move(items_.front());
+    items_.pop_front();
+    changed_.notify_all();
+    return item;
+  }
 
-// Where one log's indexing stands, kept in `logs`.
-struct LogState {
-  std::string session_id;
-  std::int64_t last_seq = 0;
-  std::string project;
-  std::string provider;
-  std::string model;  // the latest step's, for tool calls
-  std::string parent;
-  std::int64_t read_bytes = 0;  // end of the last complete frame read
+ private:
+  static constexpr std::size_t capacity = 64;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Item> items_;
+  bool closed_ = false;
+  bool cancelled_ = false;
 };
+
+constexpr int batch_max_logs = 256;
+constexpr int batch_max_events = 100'000;
 
 // One filter as bound SQL: the fragment is fixed text, the values bound.
 struct Where {
@@ -132,10 +162,11 @@ Result<Statement> prepared(sqlite3* db, const std::string& sql, const Where& whe
 Result<std::vector<UsageRow>> usage_by(sqlite3* db, const char* column, const Where& where) {
   AVA_TRY(auto query,
           prepared(db,
-                   fmt::format("SELECT {0}, SUM(input), SUM(output), SUM(cache_read), "
-                               "SUM(cache_write), COUNT(*), SUM(cost_usd) FROM steps{1} GROUP BY "
-                               "{0} ORDER BY {0}",
-                               column, where.sql),
+                   fmt::format(
+                       "SELECT {0}, SUM(input), SUM(output), SUM(cache_read), "
+                       "SUM(cache_write), SUM(steps), SUM(cost_usd) FROM usage_daily{1} GROUP BY "
+                       "{0} ORDER BY {0}",
+                       column, where.sql),
                    where));
   std::vector<UsageRow> rows;
   for (;;) {
@@ -177,6 +208,28 @@ ALTER TABLE logs ADD COLUMN read_bytes INTEGER NOT NULL DEFAULT 0;
 PRAGMA user_version = 2;
 )sql";
 
+// Usage by day, project, model and provider, kept beside the steps as they
+// are written: the summary reads a few thousand rows instead of grouping
+// every step four times (docs/performance.md).
+constexpr const char* schema_v3 = R"sql(
+CREATE TABLE usage_daily(
+  day TEXT NOT NULL,
+  project TEXT NOT NULL,
+  model TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  input INTEGER NOT NULL,
+  output INTEGER NOT NULL,
+  cache_read INTEGER NOT NULL,
+  cache_write INTEGER NOT NULL,
+  steps INTEGER NOT NULL,
+  cost_usd REAL NOT NULL,
+  PRIMARY KEY(day, project, model, provider));
+INSERT INTO usage_daily SELECT day, project, model, provider, SUM(input), SUM(output),
+  SUM(cache_read), SUM(cache_write), COUNT(*), SUM(cost_usd) FROM steps
+  GROUP BY day, project, model, provider;
+PRAGMA user_version = 3;
+)sql";
+
 fs::path Index::file_of(const base::Home& home) { return home.file("analytics.sqlite3"); }
 
 Result<Index> Index::open(const base::Home& home) {
@@ -184,38 +237,73 @@ Result<Index> Index::open(const base::Home& home) {
 }
 
 Result<Index> Index::open_file(const fs::path& file, fs::path sessions) {
-  static constexpr const char* migrations[] = {schema_v1, schema_v2};
+  static constexpr const char* migrations[] = {schema_v1, schema_v2, schema_v3};
   static_assert(std::size(migrations) == schema_version);
   AVA_TRY(auto db, store::open_database(file, migrations));
   return Index(std::move(db), std::move(sessions));
 }
 
 Result<UpdateReport> Index::update() {
-  UpdateReport report;
+  AVA_TRY(auto states, detail::load_states(db_.get()));
+  std::vector<std::pair<fs::path, detail::LogState>> pending;
   std::error_code ec;
-  // What each log held when it was last read: an unchanged size is skipped.
-  std::map<std::string, std::int64_t> known;
-  {
-    AVA_TRY(auto query, Statement::prepare(db_.get(), "SELECT file, bytes FROM logs"));
-    for (;;) {
-      AVA_TRY(bool row, query.step());
-      if (!row) break;
-      known[query.text(0)] = query.integer(1);
-    }
-  }
   for (const auto& entry : fs::directory_iterator(sessions_, ec)) {
     const std::string name = entry.path().filename().string();
     if (!name.ends_with(".jsonl.zst") || !entry.is_regular_file(ec)) continue;
+    // What each log held when it was last read: an unchanged size is skipped.
     const auto size = static_cast<std::int64_t>(entry.file_size(ec));
-    if (const auto it = known.find(name); it != known.end() && it->second == size) continue;
-    auto indexed = index_log(entry.path());
-    if (!indexed) {
-      ++report.logs_skipped;
+    const auto known = states.find(name);
+    if (known != states.end() && known->second.bytes == size) continue;
+    pending.emplace_back(entry.path(),
+                         known != states.end()
+                             ? std::move(known->second)
+                             : detail::LogState{.session_id = name.substr(0, name.find('.'))});
+  }
+  return index_logs(std::move(pending));
+}
+
+Result<UpdateReport> Index::index_logs(std::vector<std::pair<fs::path, detail::LogState>> pending) {
+  UpdateReport report;
+  if (pending.empty()) return report;
+  // Decoding a log (zstd, JSON) and inserting its rows take about as long as
+  // each other, so a second thread reads the next logs while this one writes.
+  ReadQueue queue;
+  std::jthread reader([&queue, pending = std::move(pending)]() mutable {
+    for (auto& [path, state] : pending) {
+      if (!queue.push(detail::read_new_events(path, std::move(state)))) return;
+    }
+    queue.close();
+  });
+  struct Stop {
+    ReadQueue& queue;
+    ~Stop() { queue.cancel(); }  // before the reader is joined: it may wait to push
+  } stop{queue};
+
+  AVA_TRY(auto writer, detail::RowWriter::prepare(db_.get()));
+  std::optional<store::Transaction> transaction;
+  int batch_logs = 0, batch_events = 0;
+  while (auto read = queue.pop()) {
+    if (!*read) {
+      ++report.logs_skipped;  // unreadable now, tried again next time
       continue;
     }
-    if (*indexed > 0) ++report.logs_read;
-    report.events_indexed += *indexed;
+    if (!transaction) {
+      AVA_TRY(auto begun, store::Transaction::begin(db_.get()));
+      transaction.emplace(std::move(begun));
+    }
+    AVA_TRY(const int indexed, writer.write(**read));
+    if (indexed > 0) ++report.logs_read;
+    report.events_indexed += indexed;
+    batch_events += indexed;
+    // Each log's rows and cursor commit together; several logs share a
+    // commit, which is the cost of a write.
+    if (++batch_logs >= batch_max_logs || batch_events >= batch_max_events) {
+      AVA_TRY_VOID(transaction->commit());
+      transaction.reset();
+      batch_logs = batch_events = 0;
+    }
   }
+  if (transaction) AVA_TRY_VOID(transaction->commit());
   return report;
 }
 
@@ -223,163 +311,17 @@ Result<UpdateReport> Index::rebuild() {
   AVA_TRY(auto transaction, store::Transaction::begin(db_.get()));
   AVA_TRY_VOID(store::exec(db_.get(),
                            "DELETE FROM logs; DELETE FROM turns; DELETE FROM steps; DELETE FROM "
-                           "tool_calls;"));
+                           "tool_calls; DELETE FROM usage_daily;"));
   AVA_TRY_VOID(transaction.commit());
   return update();
 }
 
-Result<int> Index::index_log(const fs::path& log) {
-  std::error_code ec;
-  const auto bytes = static_cast<std::int64_t>(fs::file_size(log, ec));
-  const std::string file = log.filename().string();
-  LogState state{.session_id = file.substr(0, file.find('.'))};
-  {
-    AVA_TRY(auto query,
-            Statement::prepare(db_.get(),
-                               "SELECT last_seq, project, provider, model, parent, read_bytes "
-                               "FROM logs WHERE session_id = ?1"));
-    query.bind(1, state.session_id);
-    AVA_TRY(bool row, query.step());
-    if (row) {
-      state.last_seq = query.integer(0);
-      state.project = query.text(1);
-      state.provider = query.text(2);
-      state.model = query.text(3);
-      state.parent = query.text(4);
-      state.read_bytes = query.integer(5);
-    }
-  }
-  // From where the last update stopped; should that place be gone (the log
-  // was replaced by a shorter one), from the start: seqs already indexed are
-  // skipped either way.
-  std::unique_ptr<session::LogFollower> follower;
-  std::vector<session::Event> events;
-  auto read_new = [&](std::uint64_t offset) -> Result<void> {
-    events.clear();
-    AVA_TRY(follower,
-            session::LogFollower::open_at(log, static_cast<session::Seq>(state.last_seq), offset));
-    do {
-      AVA_TRY(auto more, follower->poll(read_chunk));
-      for (auto& event : more) events.push_back(std::move(event));
-    } while (follower->has_unread());
-    return {};
-  };
-  if (auto read = read_new(static_cast<std::uint64_t>(state.read_bytes)); !read) {
-    if (state.read_bytes == 0) return std::unexpected(std::move(read).error());
-    AVA_TRY_VOID(read_new(0));
-  }
-
-  // The new rows and the cursor in one transaction: all or nothing.
+Result<int> Index::update_log(const fs::path& log) {
+  AVA_TRY(auto state, detail::load_state(db_.get(), log));
+  AVA_TRY(auto read, detail::read_new_events(log, std::move(state)));
+  AVA_TRY(auto writer, detail::RowWriter::prepare(db_.get()));
   AVA_TRY(auto transaction, store::Transaction::begin(db_.get()));
-  AVA_TRY(auto turn_start,
-          Statement::prepare(db_.get(),
-                             "INSERT OR IGNORE INTO turns(session_id, turn_id, "
-                             "project, day, started_ms) VALUES(?1, ?2, ?3, ?4, ?5)"));
-  AVA_TRY(auto turn_end, Statement::prepare(db_.get(),
-                                            "UPDATE turns SET ended_ms = ?3, reason = ?4 WHERE "
-                                            "session_id = ?1 AND turn_id = ?2"));
-  AVA_TRY(auto step,
-          Statement::prepare(
-              db_.get(),
-              "INSERT OR IGNORE INTO steps(session_id, seq, project, day, model, "
-              "provider, input, output, cache_read, cache_write, cost_usd, "
-              "first_token_ms, turn_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-              "?12, ?13)"));
-  AVA_TRY(auto call,
-          Statement::prepare(db_.get(),
-                             "INSERT OR IGNORE INTO tool_calls(session_id, call_id, project, day, "
-                             "model, provider, tool, status, called_ms) VALUES(?1, ?2, ?3, ?4, ?5, "
-                             "?6, ?7, 'pending', ?8)"));
-  AVA_TRY(auto result, Statement::prepare(db_.get(),
-                                          "UPDATE tool_calls SET status = ?3, ended_ms = ?4, "
-                                          "tool = CASE WHEN tool = '' THEN ?5 ELSE tool END "
-                                          "WHERE session_id = ?1 AND call_id = ?2"));
-  int indexed = 0;
-  for (const auto& event : events) {
-    ++indexed;
-    state.last_seq = static_cast<std::int64_t>(event.seq);
-    const std::string day = day_of(event.ts_ms);
-    if (const auto* start = std::get_if<session::SessionStarted>(&event.body)) {
-      if (!start->session_id.empty()) state.session_id = start->session_id;
-      state.project = prompts::repository_root(start->cwd).string();
-      state.provider = start->provider;
-      state.model = start->model;
-      state.parent = start->parent_session_id;
-    } else if (const auto* changed = std::get_if<session::ModelChanged>(&event.body)) {
-      if (!changed->provider.empty()) state.provider = changed->provider;
-      state.model = changed->model;
-    } else if (const auto* started = std::get_if<session::TurnStarted>(&event.body)) {
-      turn_start.bind(1, state.session_id)
-          .bind(2, started->turn_id)
-          .bind(3, state.project)
-          .bind(4, day)
-          .bind(5, event.ts_ms);
-      AVA_TRY_VOID(turn_start.run());
-    } else if (const auto* ended = std::get_if<session::TurnEnded>(&event.body)) {
-      turn_end.bind(1, state.session_id)
-          .bind(2, ended->turn_id)
-          .bind(3, event.ts_ms)
-          .bind(4, std::string(session::to_string(ended->reason)));
-      AVA_TRY_VOID(turn_end.run());
-    } else if (const auto* usage = std::get_if<session::UsageRecorded>(&event.body)) {
-      // A subagent's tokens are counted from its own log, step by step.
-      if (!usage->subagent.empty()) continue;
-      if (!usage->model.empty()) state.model = usage->model;
-      const double cost = llm::cost_usd(llm::model_info(usage->model), usage->usage);
-      step.bind(1, state.session_id)
-          .bind(2, static_cast<std::int64_t>(event.seq))
-          .bind(3, state.project)
-          .bind(4, day)
-          .bind(5, usage->model)
-          .bind(6, state.provider)
-          .bind(7, usage->usage.input_tokens)
-          .bind(8, usage->usage.output_tokens)
-          .bind(9, usage->usage.cache_read_tokens)
-          .bind(10, usage->usage.cache_write_tokens)
-          .bind(11, cost)
-          .bind(12, usage->first_token_ms)
-          .bind(13, usage->turn_id);
-      AVA_TRY_VOID(step.run());
-    } else if (const auto* message = std::get_if<session::AssistantMessage>(&event.body)) {
-      for (const auto& block : message->content) {
-        const auto* tool_call = std::get_if<content::ToolCallBlock>(&block);
-        if (!tool_call) continue;
-        call.bind(1, state.session_id)
-            .bind(2, tool_call->id)
-            .bind(3, state.project)
-            .bind(4, day)
-            .bind(5, state.model)
-            .bind(6, state.provider)
-            .bind(7, tool_call->name)
-            .bind(8, event.ts_ms);
-        AVA_TRY_VOID(call.run());
-      }
-    } else if (const auto* tool_result = std::get_if<session::ToolResult>(&event.body)) {
-      result.bind(1, state.session_id)
-          .bind(2, tool_result->call_id)
-          .bind(3, std::string(session::to_string(tool_result->status)))
-          .bind(4, event.ts_ms)
-          .bind(5, tool_result->tool_name);
-      AVA_TRY_VOID(result.run());
-    }
-  }
-  AVA_TRY(auto cursor,
-          Statement::prepare(
-              db_.get(),
-              "INSERT INTO logs(session_id, file, bytes, last_seq, project, provider, "
-              "model, parent, read_bytes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
-              "ON CONFLICT(session_id) DO UPDATE SET file = ?2, bytes = ?3, last_seq = "
-              "?4, project = ?5, provider = ?6, model = ?7, parent = ?8, read_bytes = ?9"));
-  cursor.bind(1, state.session_id)
-      .bind(2, log.filename().string())
-      .bind(3, bytes)
-      .bind(4, state.last_seq)
-      .bind(5, state.project)
-      .bind(6, state.provider)
-      .bind(7, state.model)
-      .bind(8, state.parent)
-      .bind(9, static_cast<std::int64_t>(follower->consumed_bytes()));
-  AVA_TRY_VOID(cursor.run());
+  AVA_TRY(const int indexed, writer.write(read));
   AVA_TRY_VOID(transaction.commit());
   return indexed;
 }

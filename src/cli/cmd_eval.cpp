@@ -55,7 +55,7 @@ void add_forwarding(CLI::App& cli, CliContext& context, const char* name, const 
 
 void add_eval_commands(CLI::App& cli, CliContext& context) {
   add_forwarding(cli, context, "eval",
-                 "Evaluate agent runs: diagnose SESSION..., replay DIR, benchmark TASKS_DIR "
+                 "Evaluate agent runs: diagnose SESSION..., replay DIR, benchmark TASKS_DIR, compare RUN "
                  "(ava eval --help)",
                  "");
 }

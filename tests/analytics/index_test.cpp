@@ -13,6 +13,8 @@
 
 #include "ava/analytics/index.hpp"
 #include "ava/session/log_writer.hpp"
+#include "ava/store/database.hpp"
+#include "ava/store/sqlite.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace ava;
@@ -78,6 +80,13 @@ std::unique_ptr<LogWriter> log_in(const Homes& h, const std::string& id, const f
                                                  .parent_session_id = parent});
   REQUIRE(writer);
   return std::move(*writer);
+}
+
+// The index's file opened as it is (no migration), to take it back in time.
+store::Database raw_database(const Homes& h) {
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open((h.dir.path() / "analytics.sqlite3").c_str(), &raw) == SQLITE_OK);
+  return store::Database(raw);
 }
 
 std::string json_of(const analytics::Summary& summary) { return protocol::to_json(summary).dump(); }
@@ -161,6 +170,44 @@ TEST_CASE("incremental updates equal a rebuild, across a torn tail", "[analytics
   REQUIRE(index.rebuild());
   CHECK(json_of(*index.summary({})) == incremental);
   CHECK(index.summary({})->turns == 2);
+}
+
+TEST_CASE("a log read again from its start counts its steps once in the daily usage",
+          "[analytics]") {
+  Homes h;
+  auto writer = log_in(h, "s1", h.project_a, "claude-sonnet-4-5");
+  REQUIRE(writer->append_batch(turn("t1", "claude-sonnet-4-5", ToolStatus::ok, 100)));
+  auto index = h.index();
+  REQUIRE(index.update());
+  const auto once = json_of(*index.summary({}));
+  {
+    // The cursor's byte offset lost (as after a version-1 index): the log is
+    // read from its first frame and every step comes again.
+    auto db = raw_database(h);
+    REQUIRE(store::exec(db.get(), "UPDATE logs SET last_seq = 0, read_bytes = 0, bytes = 0"));
+  }
+  REQUIRE(index.update());
+  CHECK(json_of(*index.summary({})) == once);
+  CHECK(index.summary({})->steps == 2);
+}
+
+TEST_CASE("an index of schema 2 gains its daily usage from the steps it holds", "[analytics]") {
+  Homes h;
+  auto writer = log_in(h, "s1", h.project_a, "claude-sonnet-4-5");
+  REQUIRE(writer->append_batch(turn("t1", "claude-sonnet-4-5", ToolStatus::error, 100)));
+  std::string before;
+  {
+    auto index = h.index();
+    REQUIRE(index.update());
+    before = json_of(*index.summary({}));
+  }
+  {
+    auto db = raw_database(h);
+    REQUIRE(store::exec(db.get(), "DROP TABLE usage_daily; PRAGMA user_version = 2;"));
+  }
+  auto index = h.index();
+  CHECK(json_of(*index.summary({})) == before);
+  CHECK(index.summary({})->input_tokens == 200);
 }
 
 TEST_CASE("a subagent's tokens are counted once, from its own log", "[analytics]") {

@@ -18,6 +18,9 @@
 // tail) leaves the index as it was before it. rebuild() drops everything and
 // reads every log again; it gives the same answers.
 namespace ava::analytics {
+namespace detail {
+struct LogState;
+}
 
 // YYYY-MM-DD, the form of a filter's days.
 bool is_day(std::string_view text);
@@ -44,7 +47,7 @@ struct UpdateReport {
 
 class Index {
  public:
-  static constexpr int schema_version = 2;
+  static constexpr int schema_version = 3;
   static std::filesystem::path file_of(const base::Home& home);
   static Result<Index> open(const base::Home& home);
   static Result<Index> open_file(const std::filesystem::path& file, std::filesystem::path sessions);
@@ -53,7 +56,7 @@ class Index {
   Result<UpdateReport> update();
   // Reads what is new in one log (after a turn ends there); the number of
   // events indexed.
-  Result<int> update_log(const std::filesystem::path& log) { return index_log(log); }
+  Result<int> update_log(const std::filesystem::path& log);
   // Drops every row and reads every log again.
   Result<UpdateReport> rebuild();
   Result<Summary> summary(const Filter& filter) const;
@@ -61,7 +64,8 @@ class Index {
  private:
   Index(store::Database db, std::filesystem::path sessions)
       : db_(std::move(db)), sessions_(std::move(sessions)) {}
-  Result<int> index_log(const std::filesystem::path& log);
+  Result<UpdateReport> index_logs(
+      std::vector<std::pair<std::filesystem::path, detail::LogState>> pending);
 
   store::Database db_;
   std::filesystem::path sessions_;
