@@ -54,10 +54,11 @@ void add_forwarding(CLI::App& cli, CliContext& context, const char* name, const 
 }  // namespace
 
 void add_eval_commands(CLI::App& cli, CliContext& context) {
-  add_forwarding(cli, context, "eval",
-                 "Evaluate agent runs: diagnose SESSION..., replay DIR, benchmark TASKS_DIR, compare RUN "
-                 "(ava eval --help)",
-                 "");
+  add_forwarding(
+      cli, context, "eval",
+      "Evaluate agent runs: diagnose SESSION..., replay DIR, benchmark TASKS_DIR, compare RUN "
+      "(ava eval --help)",
+      "");
 }
 
 void add_replay_commands(CLI::App& cli, CliContext& context) {
