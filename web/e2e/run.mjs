@@ -138,6 +138,41 @@ async function watchForEscapes(page, work) {
   check(opened.every((other) => !/^javascript:/i.test(other.url())), "a javascript: page was opened");
 }
 
+// A year of analytics: what a heavy user's index answers for "Last year".
+function syntheticYear() {
+  const bucket = (key, i) => ({
+    key,
+    inputTokens: 400_000 + ((i * 7919) % 300_000),
+    outputTokens: 20_000 + ((i * 104_729) % 15_000),
+    cacheReadTokens: 1_200_000 + ((i * 1299) % 800_000),
+    cacheWriteTokens: 50_000,
+    steps: 120 + (i % 80),
+    costUsd: 2 + (i % 13) / 4,
+  });
+  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  const byDay = Array.from({ length: 365 }, (_, i) => bucket(new Date(today - (364 - i) * 86_400_000).toISOString().slice(0, 10), i));
+  const names = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix}-${i + 1}`);
+  const sum = (field) => byDay.reduce((total, b) => total + b[field], 0);
+  return {
+    sessions: 4_000,
+    turns: 30_000,
+    steps: sum("steps"),
+    toolCalls: 120_000,
+    inputTokens: sum("inputTokens"),
+    outputTokens: sum("outputTokens"),
+    cacheReadTokens: sum("cacheReadTokens"),
+    cacheWriteTokens: sum("cacheWriteTokens"),
+    costUsd: sum("costUsd"),
+    cacheHitRatio: 0.74,
+    medianFirstTokenMs: 850,
+    byDay,
+    byProject: names("/home/me/src/project", 12).map(bucket),
+    byModel: names("model", 6).map(bucket),
+    byProvider: ["anthropic", "openai", "ollama"].map(bucket),
+    tools: names("tool", 24).map((tool, i) => ({ tool, calls: 5_000 - i * 100, errors: i * 3, interrupted: i, meanMs: 200 + i * 40 })),
+  };
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   check(existsSync(path.join(args.web, "index.html")), `no built UI in ${args.web}: run \`npm run build\` first`);
@@ -670,13 +705,52 @@ async function main() {
     await screenshot("analytics");
     log(`ok: analytics shows ${turnsShown} turns on ${apiSummary.byDay.map((d) => d.key).join(", ")}, charts and tools, filtered by ${modelName}`);
 
+    // --- analytics render benchmark: a year of daily data. /api/analytics is
+    // routed to a synthetic summary (365 days, 12 projects, 6 models, 24 tools);
+    // timed in the page from choosing "Last year" to both charts holding 365
+    // days, the tool table filled and the next frame painted.
+    const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const year = syntheticYear();
+    const analyticsRoute = "**/api/analytics**";
+    await page.route(analyticsRoute, (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(year) }),
+    );
+    const renders = [];
+    for (let i = 0; i < 7; i++) {
+      await page.goto(server.url + "/analytics");
+      await page.getByRole("region", { name: "Analytics" }).locator('.usage-chart[data-days="30"]').first().waitFor();
+      renders.push(
+        await page.evaluate(async (tools) => {
+          const period = [...document.querySelectorAll('form[aria-label="Filters"] label')]
+            .find((l) => l.textContent.trim().startsWith("Period"))
+            .querySelector("select");
+          const setValue = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, "value").set;
+          const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+          const started = performance.now();
+          setValue.call(period, "365");
+          period.dispatchEvent(new Event("change", { bubbles: true }));
+          for (;;) {
+            const charts = document.querySelectorAll('.usage-chart[data-days="365"]').length;
+            const rows = document.querySelectorAll('table[aria-label="Tools"] tbody tr').length;
+            if (charts === 2 && rows === tools) break;
+            await frame();
+            if (performance.now() - started > 30000) throw new Error(`not rendered: ${charts} charts, ${rows} rows`);
+          }
+          await frame();
+          return performance.now() - started;
+        }, year.tools.length),
+      );
+    }
+    await screenshot("analytics-year");
+    await page.unroute(analyticsRoute);
+    log(`analytics bench: a year of daily data rendered, median ${median(renders).toFixed(1)} ms (runs: ${renders.map((r) => r.toFixed(0)).join(", ")} ms)`);
+
     // --- render benchmark: 5,000 synthetic events through the reducer into the list
     const runs = [];
     for (let i = 0; i < 5; i++) {
       await page.goto(server.url + "/bench?n=5000");
       runs.push(await page.waitForFunction(() => window.__bench, null, { timeout: 60000 }).then((h) => h.jsonValue()));
     }
-    const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const bench = runs[0];
     log(`bench: ${bench.events} events -> ${bench.items} items; reduce median ${median(runs.map((r) => r.reduceMs)).toFixed(1)} ms; reduce + first render median ${median(runs.map((r) => r.totalMs)).toFixed(1)} ms (runs: ${runs.map((r) => r.totalMs.toFixed(0)).join(", ")} ms)`);
     // A figure for docs/performance.md, not a pass/fail line: this machine is shared and noisy.

@@ -60,7 +60,10 @@ function optionsOf(props: Props, width: number): uPlot.Options {
 export function UsageChart(props: Props) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
-  const shape = props.series.map((s) => s.label + (s.bars ? ":bars" : "")).join("|") + props.title;
+  // Points are drawn for a month or less (an option, not data): crossing that
+  // makes a new plot too.
+  const shape =
+    props.series.map((s) => s.label + (s.bars ? ":bars" : "")).join("|") + props.title + (props.days.length <= 31 ? ":points" : "");
 
   // A new plot when the series change shape; new data otherwise.
   useEffect(() => {
@@ -68,6 +71,7 @@ export function UsageChart(props: Props) {
     if (!element) return;
     const width = Math.max(320, element.clientWidth || 640);
     plot.current = new uPlot(optionsOf(props, width), [props.days, ...props.series.map((s) => s.values)], element);
+    element.dataset.days = String(props.days.length); // what the plot holds, for tests and the render benchmark
     const observer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => {
       const next = Math.max(320, element.clientWidth);
       if (plot.current && next !== plot.current.width) plot.current.setSize({ width: next, height: props.height ?? 220 });
@@ -83,6 +87,7 @@ export function UsageChart(props: Props) {
 
   useEffect(() => {
     plot.current?.setData([props.days, ...props.series.map((s) => s.values)]);
+    if (host.current) host.current.dataset.days = String(props.days.length);
   }, [props.days, props.series]);
 
   return <div className="usage-chart" ref={host} role="img" aria-label={props.title} data-testid="usage-chart" />;
