@@ -123,6 +123,11 @@ ApplicationWindow {
                 text: "Automations"
                 onClicked: window.page = window.page === 2 ? 0 : 2
             }
+            ToolButton {
+                objectName: "analyticsButton"
+                text: "Analytics"
+                onClicked: window.page = window.page === 3 ? 0 : 3
+            }
             ToolButton { text: "Settings"; onClicked: window.page = window.page === 1 ? 0 : 1 }
         }
     }
@@ -154,6 +159,11 @@ ApplicationWindow {
                 workbench: window.workbenchObject
                 onCloseRequested: window.page = 0
                 onOpenConversation: (id) => { window.workbenchObject.selectConversation(id); window.page = 0 }
+            }
+            AnalyticsPage {
+                objectName: "analyticsPage"
+                workbench: window.workbenchObject
+                onCloseRequested: window.page = 0
             }
         }
     }

@@ -103,6 +103,20 @@ void Automation::step() {
   } else if (stage_ == QStringLiteral("loading")) {
     if (!workbench_->historyLoaded()) return;
     stage_ = QStringLiteral("settle");
+  } else if (stage_ == QStringLiteral("analytics")) {
+    // The page asks GET /api/analytics when shown; the turn just run counts.
+    const auto summary = workbench_->analytics();
+    if (workbench_->analyticsLoading() || summary.value(QStringLiteral("turns")).toInt() < 1)
+      return;
+    if (++analytics_ticks_ < 8) return;
+    const QImage image = window_->grabWindow();
+    if (image.isNull() || !image.save(options_.analytics_screenshot))
+      return finish(
+          4, QStringLiteral("cannot save the screenshot to ") + options_.analytics_screenshot);
+    finish(0, report_ + QStringLiteral("; analytics turns=%1 toolCalls=%2 screenshot=%3")
+                            .arg(summary.value(QStringLiteral("turns")).toInt())
+                            .arg(summary.value(QStringLiteral("toolCalls")).toInt())
+                            .arg(options_.analytics_screenshot));
   } else if (stage_ == QStringLiteral("settle")) {
     // A few frames for the view to lay out the last rows.
     if (++settle_ticks_ < 8) return;
@@ -118,13 +132,19 @@ void Automation::step() {
       if (image.isNull() || !image.save(options_.screenshot))
         return finish(4, QStringLiteral("cannot save the screenshot to ") + options_.screenshot);
     }
-    finish(0, QStringLiteral("%1; rows=%2 lastSeq=%3 approvals=%4 screenshot=%5")
+    report_ = QStringLiteral("%1; rows=%2 lastSeq=%3 approvals=%4 screenshot=%5")
                   .arg(options_.open_conversation.isEmpty() ? QStringLiteral("answered")
                                                             : QStringLiteral("opened"))
                   .arg(conversation->rowCount())
                   .arg(conversation->lastSeq())
                   .arg(approvals_answered_)
-                  .arg(options_.screenshot));
+                  .arg(options_.screenshot);
+    if (!options_.analytics_screenshot.isEmpty()) {
+      window_->setProperty("page", 3);  // Main.qml's AnalyticsPage
+      stage_ = QStringLiteral("analytics");
+      return;
+    }
+    finish(0, report_);
   }
 }
 

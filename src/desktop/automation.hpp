@@ -22,6 +22,8 @@ struct AutomationOptions {
   // (its allowOnce(), what the button and the Y key call); this screenshot
   // is saved first.
   QString approval_screenshot;
+  // Then the Analytics page is opened and saved here once it shows turns.
+  QString analytics_screenshot;
   QString open_conversation;   // select this conversation
   bool report_loaded = false;  // print RSS and rows once its history is loaded, then quit
   int timeout_ms = 60000;
@@ -50,6 +52,8 @@ class Automation : public QObject {
   QElapsedTimer elapsed_;
   QString stage_ = QStringLiteral("connecting");
   int settle_ticks_ = 0;
+  int analytics_ticks_ = 0;
+  QString report_;  // what the run did, printed when it finishes
   int approval_ticks_ = 0;
   int approvals_answered_ = 0;
 };

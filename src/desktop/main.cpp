@@ -64,6 +64,10 @@ int main(int argc, char** argv) {
       QStringLiteral("e2e-approval-screenshot"),
       QStringLiteral("Automation: save the window when a call waits for approval, then allow it"),
       QStringLiteral("png"));
+  QCommandLineOption analytics_shot(
+      QStringLiteral("e2e-analytics-screenshot"),
+      QStringLiteral("Automation: then open Analytics and save the window once it shows turns"),
+      QStringLiteral("png"));
   QCommandLineOption open(QStringLiteral("open-conversation"),
                           QStringLiteral("Select this conversation at start"),
                           QStringLiteral("id"));
@@ -74,7 +78,7 @@ int main(int argc, char** argv) {
                            QStringLiteral("system, light or dark (instead of the saved choice)"),
                            QStringLiteral("mode"));
   cli.addOptions({no_autostart, ava_bin, timing, exit_first, project, prompt, screenshot,
-                  approval_shot, open, report, theme});
+                  approval_shot, analytics_shot, open, report, theme});
   cli.process(app);
 
   auto home = ava::base::Home::resolve();
@@ -140,6 +144,7 @@ int main(int argc, char** argv) {
                                        .prompt = cli.value(prompt),
                                        .screenshot = cli.value(screenshot),
                                        .approval_screenshot = cli.value(approval_shot),
+                                       .analytics_screenshot = cli.value(analytics_shot),
                                        .open_conversation = cli.value(open),
                                        .report_loaded = cli.isSet(report)};
   Automation automation(automation_options, &workbench, window);

@@ -65,6 +65,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     shot = os.path.join(args.out, "conversation-with-tool-card.png")
     approval_shot = os.path.join(args.out, "approval-card.png")
+    analytics_shot = os.path.join(args.out, "analytics.png")
     for old in (shot, approval_shot):
         if os.path.exists(old):
             os.remove(old)
@@ -88,7 +89,8 @@ def main():
     try:
         command = ["xvfb-run", "-a", "-s", "-screen 0 1280x860x24", args.desktop, "--ava", args.ava,
                    "--e2e-project", project, "--e2e-prompt", "bash: echo hello from the desktop",
-                   "--e2e-screenshot", shot, "--e2e-approval-screenshot", approval_shot]
+                   "--e2e-screenshot", shot, "--e2e-approval-screenshot", approval_shot,
+                   "--e2e-analytics-screenshot", analytics_shot]
         first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
         # While it runs, a second desktop on the same home says so and exits.
@@ -111,6 +113,12 @@ def main():
         if png_size(approval_shot)[0] < 640:
             fail("no screenshot of the approval card")
         print("approval card: %s" % approval_shot)
+        # Then the Analytics page, from the backend's index: the turn just run.
+        if "analytics turns=1 toolCalls=1" not in out:
+            fail("analytics page: " + out)
+        if png_size(analytics_shot)[0] < 640:
+            fail("no screenshot of the analytics page")
+        print("analytics page: %s" % analytics_shot)
         width, height = png_size(shot)
         if width < 640 or height < 400:
             fail("screenshot is %dx%d" % (width, height))

@@ -54,6 +54,12 @@ class Workbench : public QObject {
   Q_PROPERTY(QVariantList automationHistory READ automationHistory NOTIFY automationHistoryChanged)
   Q_PROPERTY(QStringList schedulePreview READ schedulePreview NOTIFY schedulePreviewChanged)
   Q_PROPERTY(QString schedulePreviewError READ schedulePreviewError NOTIFY schedulePreviewChanged)
+  // Analytics (workbench_analytics.cpp, GET /api/analytics): the summary as
+  // the API answers it (totals, byDay, byProject, byModel, byProvider,
+  // tools), empty until loaded; analyticsError when the last load failed.
+  Q_PROPERTY(QVariantMap analytics READ analytics NOTIFY analyticsChanged)
+  Q_PROPERTY(QString analyticsError READ analyticsError NOTIFY analyticsChanged)
+  Q_PROPERTY(bool analyticsLoading READ analyticsLoading NOTIFY analyticsChanged)
 
  public:
   explicit Workbench(const Connection::Options& options, QObject* parent = nullptr);
@@ -67,6 +73,9 @@ class Workbench : public QObject {
   QVariantList automationHistory() const { return automation_history_; }
   QStringList schedulePreview() const { return schedule_preview_; }
   QString schedulePreviewError() const { return schedule_preview_error_; }
+  QVariantMap analytics() const { return analytics_; }
+  QString analyticsError() const { return analytics_error_; }
+  bool analyticsLoading() const { return analytics_loading_; }
   QString subagentAgent() const { return subagent_agent_; }
   RowsModel* machines() { return &machines_; }
   RowsModel* projects() { return &projects_; }
@@ -131,6 +140,9 @@ class Workbench : public QObject {
   Q_INVOKABLE void loadAutomationHistory(const QString& id);
   Q_INVOKABLE void previewSchedule(const QString& kind, const QString& schedule,
                                    const QString& timeZone);
+  // `filters`: project, model, provider, from, to (YYYY-MM-DD), each
+  // optional; an answer to an earlier call that comes late is dropped.
+  Q_INVOKABLE void loadAnalytics(const QVariantMap& filters);
   Q_INVOKABLE void setPinned(const QString& id, bool pinned);
   Q_INVOKABLE void setArchived(const QString& id, bool archived);
   Q_INVOKABLE void rename(const QString& id, const QString& title);
@@ -151,6 +163,7 @@ class Workbench : public QObject {
   void subagentChanged();
   void automationHistoryChanged();
   void schedulePreviewChanged();
+  void analyticsChanged();
   // A run of an automation failed: name, error, the run's conversation.
   void automationFailed(const QString& name, const QString& error, const QString& conversationId);
   // A conversation this client created (newConversation) is selected.
@@ -201,6 +214,10 @@ class Workbench : public QObject {
   QString history_for_;
   QStringList schedule_preview_;
   QString schedule_preview_error_;
+  QVariantMap analytics_;
+  QString analytics_error_;
+  bool analytics_loading_ = false;
+  int analytics_generation_ = 0;
   QSettings settings_;
   QTimer list_refresh_;
   QTimer review_;
