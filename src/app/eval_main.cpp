@@ -62,12 +62,20 @@ int replay(const std::string& dir, bool json) {
                              {"exchangesRecorded", report->exchanges_recorded},
                              {"exchangesReplayed", report->exchanges_replayed},
                              {"toolCalls", report->tool_calls},
+                             {"turns", report->turns},
                              {"outcome", report->outcome},
                              {"text", report->text}};
     std::fputs((out.dump(2) + "\n").c_str(), stdout);
   } else if (report->passed) {
-    std::printf("replay passed: %d exchanges and %d tool calls as recorded; the turn ended %s\n",
-                report->exchanges_replayed, report->tool_calls, report->outcome.c_str());
+    if (report->turns > 1) {
+      std::printf(
+          "replay passed: %d exchanges and %d tool calls in %d turns as recorded; the last "
+          "ended %s\n",
+          report->exchanges_replayed, report->tool_calls, report->turns, report->outcome.c_str());
+    } else {
+      std::printf("replay passed: %d exchanges and %d tool calls as recorded; the turn ended %s\n",
+                  report->exchanges_replayed, report->tool_calls, report->outcome.c_str());
+    }
   } else {
     std::fprintf(stderr, "ava replay: refused: %s\n", report->refusal.c_str());
   }

@@ -129,12 +129,32 @@ struct Observed {
 Result<ReplayReport> replay(const fs::path& dir) {
   AVA_TRY(auto loaded, recording::load(dir));
   const recording::Manifest manifest = loaded.manifest;
-  if (!manifest.outcome) {
+  if (!manifest.not_replayable.empty()) {
+    return fail(ErrorCode::unsupported,
+                fmt::format("{} cannot be replayed: {}", dir.string(), manifest.not_replayable));
+  }
+  // The turns to replay: those that finished (a conversation's recording may
+  // end in one that was running when its backend stopped).
+  // One turn (`ava -p`): the manifest's prompt and outcome. Several: each.
+  std::vector<recording::RecordedTurn> turns;
+  const bool by_turn = manifest.turns.size() > 1;
+  if (!by_turn) {
+    if (manifest.outcome) turns.push_back({.prompt = manifest.prompt, .outcome = manifest.outcome});
+  } else {
+    for (const auto& turn : manifest.turns) {
+      if (!turn.outcome) break;
+      turns.push_back(turn);
+    }
+  }
+  if (turns.empty()) {
     return fail(ErrorCode::conflict,
-                fmt::format("{} is incomplete: the recorded run never finished "
+                fmt::format("{} is incomplete: the recorded run never finished a turn "
                             "(no outcome in recording.json)",
                             dir.string()));
   }
+  // One turn: every exchange recorded. Several: up to the last finished one.
+  const int expected_exchanges =
+      by_turn ? turns.back().outcome->exchanges : static_cast<int>(loaded.exchanges.size());
   if (loaded.exchanges.empty()) {
     return fail(ErrorCode::conflict, fmt::format("{} holds no provider exchange", dir.string()));
   }
@@ -142,6 +162,12 @@ Result<ReplayReport> replay(const fs::path& dir) {
   if (!first) return std::unexpected(first.error());
 
   auto state = std::make_shared<ReplayState>();
+  // Exchanges of a turn that never finished are not the replay's to use (a
+  // count past the file's end leaves it whole: the replay then finds the
+  // exchange missing and says so).
+  if (expected_exchanges >= 0 && expected_exchanges < static_cast<int>(loaded.exchanges.size())) {
+    loaded.exchanges.resize(static_cast<std::size_t>(expected_exchanges));
+  }
   state->recording = std::move(loaded);
   AVA_TRY(auto scratch, TempFolder::create("ava-replay"));
 
@@ -181,14 +207,34 @@ Result<ReplayReport> replay(const fs::path& dir) {
     }
   });
 
+  // Each turn's prompt as its follow-up, in order; each outcome checked
+  // before the next turn starts.
   std::optional<Error> failure;
+  auto check_turn = [&](std::size_t index) {
+    const auto& expected = *turns[index].outcome;
+    const std::string which =
+        turns.size() > 1 ? fmt::format("turn {} of {}: ", index + 1, turns.size()) : std::string();
+    if (state->refusal.empty() && observed.reason != expected.reason) {
+      state->refuse(fmt::format("{}the outcome changed: the recorded turn ended {}, the replay {}",
+                                which, expected.reason,
+                                observed.reason.empty() ? "open" : observed.reason));
+    }
+    if (state->refusal.empty() && observed.text != expected.text) {
+      state->refuse(fmt::format("{}the final answer changed: {}", which,
+                                recording::first_difference(expected.text, observed.text)));
+    }
+  };
   asio::co_spawn(
       io,
       [&]() -> asio::awaitable<void> {
-        if (auto receipt = agent->followup(manifest.prompt); !receipt) {
-          failure = receipt.error();
-        } else {
+        for (std::size_t i = 0; i < turns.size() && state->refusal.empty(); ++i) {
+          observed = {};
+          if (auto receipt = agent->followup(turns[i].prompt); !receipt) {
+            failure = receipt.error();
+            break;
+          }
           co_await agent->wait_idle();
+          check_turn(i);
         }
         if (auto closed = co_await agent->close(); !closed && !failure) failure = closed.error();
       },
@@ -198,23 +244,15 @@ Result<ReplayReport> replay(const fs::path& dir) {
   io.run();
   if (failure) return std::unexpected(std::move(*failure));
 
-  ReplayReport report{.exchanges_recorded = static_cast<int>(state->recording.exchanges.size()),
+  ReplayReport report{.exchanges_recorded = expected_exchanges,
                       .exchanges_replayed = state->next_exchange,
                       .tool_calls = state->tool_calls,
+                      .turns = static_cast<int>(turns.size()),
                       .outcome = observed.reason,
                       .text = observed.text};
-  const auto& expected = *manifest.outcome;
   if (state->refusal.empty() && report.exchanges_replayed < report.exchanges_recorded) {
     state->refuse(fmt::format("the replay ended after {} of the {} recorded exchanges",
                               report.exchanges_replayed, report.exchanges_recorded));
-  }
-  if (state->refusal.empty() && observed.reason != expected.reason) {
-    state->refuse(fmt::format("the outcome changed: the recorded turn ended {}, the replay {}",
-                              expected.reason, observed.reason.empty() ? "open" : observed.reason));
-  }
-  if (state->refusal.empty() && observed.text != expected.text) {
-    state->refuse(fmt::format("the final answer changed: {}",
-                              recording::first_difference(expected.text, observed.text)));
   }
   report.refusal = state->refusal;
   report.passed = report.refusal.empty();

@@ -97,6 +97,26 @@ Result<ToolResponse> tool_response_of(const json& line) {
 
 }  // namespace
 
+namespace {
+
+json outcome_json(const Outcome& o) {
+  return {{"reason", o.reason},
+          {"text", o.text},
+          {"exchanges", o.exchanges},
+          {"toolCalls", o.tool_calls}};
+}
+
+Result<Outcome> outcome_from_json(const json& value) {
+  Outcome o;
+  AVA_TRY(o.reason, string_field(value, "reason"));
+  AVA_TRY(o.text, string_field(value, "text"));
+  o.exchanges = base::json_field<int>(value, "exchanges").value_or(0);
+  o.tool_calls = base::json_field<int>(value, "toolCalls").value_or(0);
+  return o;
+}
+
+}  // namespace
+
 json to_json(const Manifest& m) {
   json out{{"format", m.format},        {"avaVersion", m.ava_version},
            {"sessionId", m.session_id}, {"cwd", m.cwd},
@@ -104,14 +124,13 @@ json to_json(const Manifest& m) {
            {"model", m.model},          {"contextWindow", m.context_window},
            {"maxSteps", m.max_steps},   {"createdMs", m.created_ms}};
   out["maxOutputTokens"] = m.max_output_tokens ? json(*m.max_output_tokens) : json();
-  if (m.outcome) {
-    out["outcome"] = {{"reason", m.outcome->reason},
-                      {"text", m.outcome->text},
-                      {"exchanges", m.outcome->exchanges},
-                      {"toolCalls", m.outcome->tool_calls}};
-  } else {
-    out["outcome"] = nullptr;
+  out["outcome"] = m.outcome ? outcome_json(*m.outcome) : json();
+  out["turns"] = json::array();
+  for (const auto& turn : m.turns) {
+    out["turns"].push_back({{"prompt", turn.prompt},
+                            {"outcome", turn.outcome ? outcome_json(*turn.outcome) : json()}});
   }
+  if (!m.not_replayable.empty()) out["notReplayable"] = m.not_replayable;
   return out;
 }
 
@@ -135,13 +154,20 @@ Result<Manifest> manifest_from_json(const json& value) {
   m.max_steps = base::json_field<int>(value, "maxSteps").value_or(0);
   m.created_ms = base::json_field<std::int64_t>(value, "createdMs").value_or(0);
   if (const auto outcome = value.find("outcome"); outcome != value.end() && !outcome->is_null()) {
-    Outcome o;
-    AVA_TRY(o.reason, string_field(*outcome, "reason"));
-    AVA_TRY(o.text, string_field(*outcome, "text"));
-    o.exchanges = base::json_field<int>(*outcome, "exchanges").value_or(0);
-    o.tool_calls = base::json_field<int>(*outcome, "toolCalls").value_or(0);
-    m.outcome = std::move(o);
+    AVA_TRY(m.outcome, outcome_from_json(*outcome));
   }
+  if (const auto turns = value.find("turns"); turns != value.end() && !turns->is_null()) {
+    if (!turns->is_array()) return fail(ErrorCode::parse, "turns: expected an array");
+    for (const auto& turn : *turns) {
+      RecordedTurn recorded;
+      AVA_TRY(recorded.prompt, string_field(turn, "prompt"));
+      if (const auto o = turn.find("outcome"); o != turn.end() && !o->is_null()) {
+        AVA_TRY(recorded.outcome, outcome_from_json(*o));
+      }
+      m.turns.push_back(std::move(recorded));
+    }
+  }
+  m.not_replayable = base::json_field<std::string>(value, "notReplayable").value_or("");
   return m;
 }
 

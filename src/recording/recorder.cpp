@@ -129,36 +129,71 @@ void Recorder::record_exchange(const llm::Request& request,
 void Recorder::on_event(const session::Event& event) {
   std::lock_guard lock(mutex_);
   std::visit(
-      Overload{
-          [&](const session::SessionStarted& started) {
-            manifest_.session_id = started.session_id;
-            if (manifest_.cwd.empty()) manifest_.cwd = started.cwd;
-          },
-          [&](const session::AssistantMessage& message) {
-            std::string text;
-            for (const auto& block : message.content) {
-              if (const auto* t = std::get_if<content::TextBlock>(&block)) text += t->text;
-              if (const auto* call = std::get_if<content::ToolCallBlock>(&block)) {
-                calls_[call->id] = {call->name, call->arguments};
-                if (call->name == "task") open_tasks_.insert(call->id);
-              }
-            }
-            if (!text.empty()) last_text_ = std::move(text);
-          },
-          [&](const session::ToolResult& result) {
-            open_tasks_.erase(result.call_id);
-            const auto call = calls_.find(result.call_id);
-            json line{{"callId", result.call_id},
-                      {"name", result.tool_name},
-                      {"arguments", call != calls_.end() ? call->second.second : std::string()},
-                      {"status", session::to_string(result.status)},
-                      {"content", encode_tool_content(result.content)},
-                      {"details", result.details}};
-            ++tool_count_;
-            append_line(tools_, line);
-          },
-          [&](const session::TurnEnded& ended) { end_reason_ = session::to_string(ended.reason); },
-          [](const auto&) {}},
+      Overload{[&](const session::SessionStarted& started) {
+                 manifest_.session_id = started.session_id;
+                 if (manifest_.cwd.empty()) manifest_.cwd = started.cwd;
+               },
+               [&](const session::AssistantMessage& message) {
+                 std::string text;
+                 for (const auto& block : message.content) {
+                   if (const auto* t = std::get_if<content::TextBlock>(&block)) text += t->text;
+                   if (const auto* call = std::get_if<content::ToolCallBlock>(&block)) {
+                     calls_[call->id] = {call->name, call->arguments};
+                     if (call->name == "task") open_tasks_.insert(call->id);
+                   }
+                 }
+                 if (!text.empty()) {
+                   turn_text_ = text;
+                   last_text_ = std::move(text);
+                 }
+               },
+               [&](const session::ToolResult& result) {
+                 open_tasks_.erase(result.call_id);
+                 const auto call = calls_.find(result.call_id);
+                 json line{
+                     {"callId", result.call_id},
+                     {"name", result.tool_name},
+                     {"arguments", call != calls_.end() ? call->second.second : std::string()},
+                     {"status", session::to_string(result.status)},
+                     {"content", encode_tool_content(result.content)},
+                     {"details", result.details}};
+                 ++tool_count_;
+                 append_line(tools_, line);
+               },
+               [&](const session::InputAcknowledged& input) {
+                 if (input.kind == session::InputKind::steer) {
+                   not_replayable("input arrived during a turn (a steer); replay cannot say when");
+                 } else if (!input.attachments.empty()) {
+                   not_replayable("a follow-up carries an image");
+                 } else if (!input.command.empty()) {
+                   not_replayable("a follow-up is a slash command (/" + input.command + ")");
+                 }
+                 if (input.kind == session::InputKind::followup)
+                   queued_prompts_.push_back(input.text);
+               },
+               [&](const session::TurnStarted&) {
+                 std::string prompt;
+                 if (!queued_prompts_.empty()) {
+                   prompt = std::move(queued_prompts_.front());
+                   queued_prompts_.pop_front();
+                 }
+                 manifest_.turns.push_back({.prompt = std::move(prompt)});
+                 turn_text_.clear();
+               },
+               [&](const session::TurnEnded& ended) {
+                 end_reason_ = session::to_string(ended.reason);
+                 const Outcome outcome{.reason = end_reason_,
+                                       .text = turn_text_,
+                                       .exchanges = exchange_count_,
+                                       .tool_calls = tool_count_};
+                 if (!manifest_.turns.empty()) manifest_.turns.back().outcome = outcome;
+                 if (manifest_.prompt.empty() && !manifest_.turns.empty())
+                   manifest_.prompt = manifest_.turns.front().prompt;
+                 manifest_.outcome = outcome;
+                 if (auto written = write_manifest(); !written && !failure_)
+                   failure_ = written.error();
+               },
+               [](const auto&) {}},
       event.body);
 }
 
@@ -175,6 +210,10 @@ Result<void> Recorder::finish() {
                               .exchanges = exchange_count_,
                               .tool_calls = tool_count_};
   return write_manifest();
+}
+
+void Recorder::not_replayable(std::string why) {
+  if (manifest_.not_replayable.empty()) manifest_.not_replayable = std::move(why);
 }
 
 Result<void> Recorder::write_manifest() {

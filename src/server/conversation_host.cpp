@@ -7,8 +7,10 @@
 #include "ava/agent/prompt.hpp"
 #include "ava/base/clock.hpp"
 #include "ava/base/id.hpp"
+#include "ava/base/version.hpp"
 #include "ava/capabilities/mcp_tool_source.hpp"
 #include "ava/capabilities/skill_availability.hpp"
+#include "ava/recording/recorder.hpp"
 #include "ava/server/permissions.hpp"
 #include "ava/session/codec.hpp"
 #include "ava/transport/sse.hpp"
@@ -126,8 +128,33 @@ Result<protocol::Conversation> ConversationHost::create(
   agent_options.tool_source = tool_source_for(project->path);
   agent_options.limits = options_.limits;
   agent_options.permissions = std::move(permissions.options);
+  // A recording (docs/eval.md) beside the session log, from the first
+  // request on, for as long as this process keeps the conversation loaded.
+  std::shared_ptr<recording::Recorder> recorder;
+  std::filesystem::path recording_dir;
+  if (request.record) {
+    AVA_TRY_VOID(options_.home.ensure_dir("recordings"));
+    recording_dir = options_.home.root() / "recordings" / id;
+    AVA_TRY(recorder,
+            recording::Recorder::create(recording_dir, {.ava_version = std::string(base::version()),
+                                                        .cwd = project->path,
+                                                        .created_ms = base::unix_ms_now()}));
+    agent_options.provider_factory =
+        [recorder, make = std::move(agent_options.provider_factory)](
+            const agent::ModelChoice& choice) -> Result<agent::ProviderBinding> {
+      AVA_TRY(auto binding, make(choice));
+      binding.provider =
+          recorder->wrap(std::move(binding.provider), binding.provider_name, binding.model,
+                         binding.context_window, binding.max_output_tokens);
+      return binding;
+    };
+  }
   AVA_TRY(auto created,
           agent::Agent::create(options_.executor, log_path(id), std::move(agent_options)));
+  if (recorder) {
+    recorder->set_session_id(created->session_id());
+    created->subscribe([recorder](const session::Event& event) { recorder->on_event(event); });
+  }
   // Recorded in the log, so the conversation keeps it when it is reopened.
   if (mode) AVA_TRY_VOID(created->set_permission_mode(*mode));
   const auto status = created->status();
@@ -140,7 +167,8 @@ Result<protocol::Conversation> ConversationHost::create(
       .created_ms = now,
       .updated_ms = now,
       .last_seq = static_cast<std::int64_t>(status.last_seq),
-      .automation_id = unattended ? unattended->automation_id : std::string()};
+      .automation_id = unattended ? unattended->automation_id : std::string(),
+      .recording = recording_dir.string()};
   if (auto added = options_.registry->add_conversation(conversation); !added) {
     // No registry entry: the log stays on disk but the conversation is not listed.
     return std::unexpected(added.error());

@@ -19,7 +19,8 @@ struct ReplayReport {
   int exchanges_recorded = 0;
   int exchanges_replayed = 0;
   int tool_calls = 0;
-  std::string outcome;  // the replayed turn's end reason
+  int turns = 0;        // replayed (a conversation's recording may hold several)
+  std::string outcome;  // the replayed (last) turn's end reason
   std::string text;     // its last assistant text
 };
 

@@ -106,24 +106,26 @@ struct Conversation {
   std::int64_t last_seq = 0;      // as of the last turn end this process saw
   TokenTotals usage;
   std::string automation_id;  // a run of this automation; empty for a person's
+  // The folder of its recording (docs/eval.md) when created with "record".
+  std::string recording;
 };
 template <>
 struct Shape<Conversation> {
   static constexpr std::string_view name = "Conversation";
   static constexpr std::string_view doc = "A conversation's navigation metadata (web.json).";
-  static constexpr auto fields =
-      std::tuple{field("id", &Conversation::id),
-                 field("projectId", &Conversation::project_id),
-                 field("title", &Conversation::title),
-                 field("model", &Conversation::model),
-                 field("createdMs", &Conversation::created_ms),
-                 field("updatedMs", &Conversation::updated_ms),
-                 field("pinned", &Conversation::pinned),
-                 field("archived", &Conversation::archived),
-                 field("reviewedSeq", &Conversation::reviewed_seq),
-                 field("lastSeq", &Conversation::last_seq),
-                 field("usage", &Conversation::usage),
-                 omittable("automationId", &Conversation::automation_id)};
+  static constexpr auto fields = std::tuple{field("id", &Conversation::id),
+                                            field("projectId", &Conversation::project_id),
+                                            field("title", &Conversation::title),
+                                            field("model", &Conversation::model),
+                                            field("createdMs", &Conversation::created_ms),
+                                            field("updatedMs", &Conversation::updated_ms),
+                                            field("pinned", &Conversation::pinned),
+                                            field("archived", &Conversation::archived),
+                                            field("reviewedSeq", &Conversation::reviewed_seq),
+                                            field("lastSeq", &Conversation::last_seq),
+                                            field("usage", &Conversation::usage),
+                                            omittable("automationId", &Conversation::automation_id),
+                                            omittable("recording", &Conversation::recording)};
   static Result<void> check(const Conversation& conversation);
 };
 
@@ -147,6 +149,9 @@ struct CreateConversation {
   std::string title;
   ModelRef model;
   std::string permission_mode;  // ask, accept-edits, plan, auto; empty: the settings'
+  // Record the provider exchanges and tool responses for `ava replay`, in
+  // AVA_HOME/recordings/<id> (docs/eval.md).
+  bool record = false;
 };
 template <>
 struct Shape<CreateConversation> {
@@ -156,7 +161,8 @@ struct Shape<CreateConversation> {
       std::tuple{field("projectId", &CreateConversation::project_id),
                  omittable("title", &CreateConversation::title),
                  omittable("model", &CreateConversation::model),
-                 omittable("permissionMode", &CreateConversation::permission_mode)};
+                 omittable("permissionMode", &CreateConversation::permission_mode),
+                 omittable("record", &CreateConversation::record)};
   static Result<void> check(const CreateConversation& create);
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -16,7 +17,8 @@
 
 namespace ava::recording {
 
-// Writes a recording while an agent runs (`ava -p --record DIR`). The
+// Writes a recording while an agent runs (`ava -p --record DIR`, or a
+// conversation created with "record" in the API). The
 // application wraps each provider the agent's factory makes (wrap) and hands
 // the agent's durable events to on_event; finish() writes the outcome. Each
 // exchange and tool response is flushed as it completes, so a run that dies
@@ -41,7 +43,9 @@ class Recorder : public std::enable_shared_from_this<Recorder> {
   // The recorded session (its session_start came before the subscription).
   void set_session_id(std::string id);
 
-  // Writes the outcome of the turn that ran; the first write failure, if any.
+  // Writes the outcome of the turn that ran (each turn's end writes the
+  // manifest too, so a long conversation's recording replays up to its last
+  // finished turn); the first write failure, if any.
   Result<void> finish();
 
   void record_exchange(const llm::Request& request, const std::vector<llm::StreamEvent>& events,
@@ -50,6 +54,7 @@ class Recorder : public std::enable_shared_from_this<Recorder> {
  private:
   Recorder(std::filesystem::path dir, Manifest manifest);
   Result<void> write_manifest();                                  // caller holds mutex_
+  void not_replayable(std::string why);                           // caller holds mutex_
   void append_line(std::FILE* file, const nlohmann::json& line);  // caller holds mutex_
 
   std::filesystem::path dir_;
@@ -65,6 +70,8 @@ class Recorder : public std::enable_shared_from_this<Recorder> {
   std::set<std::string> open_tasks_;                                  // `task` calls running now
   std::string last_text_;
   std::string end_reason_;
+  std::deque<std::string> queued_prompts_;  // follow-ups acknowledged, not yet started
+  std::string turn_text_;                   // the running turn's last assistant text
 };
 
 }  // namespace ava::recording

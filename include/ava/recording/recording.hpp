@@ -33,6 +33,13 @@ struct Outcome {
   int tool_calls = 0;
 };
 
+// One turn of the recorded conversation: the follow-up that started it and
+// how it ended (absent while it runs, or when the run died in it).
+struct RecordedTurn {
+  std::string prompt;
+  std::optional<Outcome> outcome;  // exchanges and tool_calls: counted up to its end
+};
+
 struct Manifest {
   int format = format_version;
   std::string ava_version;
@@ -46,6 +53,13 @@ struct Manifest {
   int max_steps = 0;  // the run's --max-steps; 0: the default
   std::int64_t created_ms = 0;
   std::optional<Outcome> outcome;  // absent while running, or when the run died
+  // Every turn in order (`ava -p`: one; a conversation of the API: each
+  // follow-up). Older recordings have none: `prompt` and `outcome` are the
+  // one turn.
+  std::vector<RecordedTurn> turns;
+  // Why replay cannot reproduce the run (input that arrived during a turn,
+  // an image, a slash command); empty when it can.
+  std::string not_replayable;
 };
 
 struct Exchange {
