@@ -4,9 +4,13 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ava/base/home.hpp"
 #include "ava/base/log.hpp"
@@ -55,9 +59,63 @@ bool has_argument(int argc, char** argv, std::string_view word) {
   return false;
 }
 
+// Edits (insert, delete, substitute, swap two neighbours) from a to b.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// `ava modles`: a first word that is no command but nearly one (and no -p
+// makes it a prompt) is a typo, not a prompt missing its -p.
+std::optional<std::string_view> mistyped_command(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-' || has_argument(argc, argv, "-p") ||
+      has_argument(argc, argv, "--print")) {
+    return std::nullopt;
+  }
+  const std::string_view word = argv[1];
+  std::optional<std::string_view> best;
+  std::size_t best_distance = 3;  // at most two edits
+  for (const auto& subcommand : subcommands) {
+    if (subcommand.name == word) return std::nullopt;
+    const auto distance = edit_distance(word, subcommand.name);
+    if (distance < best_distance && distance < subcommand.name.size()) {
+      best = subcommand.name;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+// CLI11's own errors as Ava's: "ava: ..." on stderr, exit 2 (a usage
+// error), help and version as CLI11 prints them.
+int parse_failure(CLI::App& cli, const CLI::ParseError& error) {
+  if (error.get_exit_code() == 0) return cli.exit(error);  // --help, --version
+  if (dynamic_cast<const CLI::RuntimeError*>(&error) != nullptr) {
+    std::fprintf(stderr, "ava: %s\n", error.what());
+    return error.get_exit_code();
+  }
+  std::fprintf(stderr, "ava: %s\nRun 'ava --help' for the commands and options.\n", error.what());
+  return exit_usage;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
+  if (const auto near = mistyped_command(argc, argv)) {
+    std::fprintf(stderr, "ava: unknown command '%s'; did you mean '%.*s'?\n", argv[1],
+                 static_cast<int>(near->size()), near->data());
+    return exit_usage;
+  }
   CLI::App cli{"Ava: a native coding-agent platform.", "ava"};
   cli.set_version_flag("-V,--version", "ava " + std::string(base::version()),
                        "Print the version and exit");
@@ -97,7 +155,7 @@ int run_cli(int argc, char** argv) {
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return cli.exit(e);
+    return parse_failure(cli, e);
   }
   if (!cli.get_subcommands().empty() || context.ran) return context.exit_code;
   return run_serve(serve);

@@ -360,7 +360,7 @@ void add_prompt_options(CLI::App& cli, CliContext& context) {
                "Continue the latest session started in this directory")
       ->excludes(session);
   cli.add_option("--max-steps", flags->max_steps, "Provider steps allowed per turn")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 100000));
   cli.add_option("--system-prompt", flags->system_prompt, "Replace the system prompt");
   cli.add_option("--append-system-prompt", flags->append_system_prompt,
                  "Text added to the end of the system prompt");
