@@ -296,6 +296,11 @@ Result<Candidate> parse_candidate(std::string_view argument) {
     if (!file->is_object())
       return wrap(Error{ErrorCode::invalid_argument, "the file is not a JSON object"});
     for (const auto& [key, value] : file->items()) {
+      // In a file, settings may be the object itself rather than its path.
+      if (key == "settings" && value.is_object()) {
+        candidate.settings = value;
+        continue;
+      }
       std::string text = value.is_string() ? value.get<std::string>() : value.dump();
       if (auto set = set_candidate_key(candidate, key, text); !set)
         return wrap(std::move(set.error()));

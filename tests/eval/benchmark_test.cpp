@@ -90,6 +90,18 @@ TEST_CASE("a candidate is parsed from key=value pairs or a JSON file, and hashed
   REQUIRE(from_file);
   CHECK(from_file->settings_hash() == a->settings_hash());
 
+  // The same settings inline in the file: the same candidate.
+  test::write_file(dir.path() / "inline.json",
+                   json{{"provider", "anthropic"},
+                        {"model", "claude-sonnet-4-5"},
+                        {"max-steps", 12},
+                        {"append-system-prompt-file", (dir.path() / "extra.md").string()},
+                        {"settings", json::parse(test::read_text(dir.path() / "settings.json"))}}
+                       .dump());
+  auto inline_settings = eval::parse_candidate("fast=@" + (dir.path() / "inline.json").string());
+  REQUIRE(inline_settings);
+  CHECK(inline_settings->settings_hash() == a->settings_hash());
+
   auto other_model = eval::parse_candidate("fast=provider=anthropic,model=claude-opus-4-5");
   REQUIRE(other_model);
   CHECK(other_model->settings_hash() != a->settings_hash());
