@@ -245,14 +245,7 @@ Result<int> run_prompt(const PromptFlags& flags) {
     if (!created) return usage_error(command_name, created.error());
     recorder = std::move(*created);
     options.provider_factory =
-        [recorder, make = std::move(options.provider_factory)](
-            const agent::ModelChoice& choice) -> Result<agent::ProviderBinding> {
-      AVA_TRY(auto binding, make(choice));
-      binding.provider =
-          recorder->wrap(std::move(binding.provider), binding.provider_name, binding.model,
-                         binding.context_window, binding.max_output_tokens);
-      return binding;
-    };
+        server::recording_provider_factory(recorder, std::move(options.provider_factory));
   }
   options.model = {.provider = flags.provider, .model = flags.model};
   options.cwd = cwd;

@@ -12,6 +12,7 @@
 #include "ava/capabilities/skill_availability.hpp"
 #include "ava/recording/recorder.hpp"
 #include "ava/server/permissions.hpp"
+#include "ava/server/providers.hpp"
 #include "ava/session/codec.hpp"
 #include "ava/transport/sse.hpp"
 
@@ -140,14 +141,7 @@ Result<protocol::Conversation> ConversationHost::create(
                                                         .cwd = project->path,
                                                         .created_ms = base::unix_ms_now()}));
     agent_options.provider_factory =
-        [recorder, make = std::move(agent_options.provider_factory)](
-            const agent::ModelChoice& choice) -> Result<agent::ProviderBinding> {
-      AVA_TRY(auto binding, make(choice));
-      binding.provider =
-          recorder->wrap(std::move(binding.provider), binding.provider_name, binding.model,
-                         binding.context_window, binding.max_output_tokens);
-      return binding;
-    };
+        recording_provider_factory(recorder, std::move(agent_options.provider_factory));
   }
   AVA_TRY(auto created,
           agent::Agent::create(options_.executor, log_path(id), std::move(agent_options)));

@@ -23,4 +23,16 @@ agent::ProviderFactory make_provider_factory(const boost::asio::any_io_executor&
   };
 }
 
+agent::ProviderFactory recording_provider_factory(std::shared_ptr<recording::Recorder> recorder,
+                                                  agent::ProviderFactory factory) {
+  return [recorder = std::move(recorder), make = std::move(factory)](
+             const agent::ModelChoice& choice) -> Result<agent::ProviderBinding> {
+    AVA_TRY(auto binding, make(choice));
+    binding.provider =
+        recorder->wrap(std::move(binding.provider), binding.provider_name, binding.model,
+                       binding.context_window, binding.max_output_tokens);
+    return binding;
+  };
+}
+
 }  // namespace ava::server

@@ -7,6 +7,7 @@
 
 #include "ava/agent/agent.hpp"
 #include "ava/llm/settings.hpp"
+#include "ava/recording/recorder.hpp"
 
 namespace ava::server {
 
@@ -19,5 +20,10 @@ namespace ava::server {
 using SettingsSnapshot = std::function<std::shared_ptr<const llm::Settings>()>;
 agent::ProviderFactory make_provider_factory(const boost::asio::any_io_executor& executor,
                                              SettingsSnapshot settings);
+
+// `factory`, with every provider it makes wrapped by `recorder` (docs/eval.md):
+// `ava -p --record` and conversations created with "record".
+agent::ProviderFactory recording_provider_factory(std::shared_ptr<recording::Recorder> recorder,
+                                                  agent::ProviderFactory factory);
 
 }  // namespace ava::server
