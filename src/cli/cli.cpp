@@ -36,11 +36,12 @@ struct Subcommand {
   std::string_view name;
   void (*add)(CLI::App&, CliContext&);
 };
-constexpr std::array<Subcommand, 13> subcommands{{
+constexpr std::array<Subcommand, 14> subcommands{{
     {"session", add_session_commands},
     {"debug", add_debug_commands},
     {"models", add_models_commands},
     {"backend", add_backend_commands},
+    {"machine", add_machine_commands},
     {"mcp", add_all_mcp_commands},
     {"skill", add_skill_commands},
     {"permissions", add_permissions_commands},

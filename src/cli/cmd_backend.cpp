@@ -1,4 +1,5 @@
 // `ava backend start|stop|status`: the persistent backend of this AVA_HOME.
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -83,6 +84,23 @@ Result<int> open_ui(const base::Home& home, bool open_browser) {
   return 0;
 }
 
+// An update's restart: the ava-backend beside this binary replaces the
+// running one; with --when-idle only once no turn runs (exit 1, the old
+// backend still serving, when turns outlast --max-wait).
+Result<int> restart(const base::Home& home, bool when_idle, int max_wait_s, int port) {
+  AVA_TRY(auto outcome,
+          machine::restart_backend(home, when_idle, std::chrono::seconds(max_wait_s), port));
+  const auto& endpoint = outcome.started.endpoint;
+  if (!outcome.was_running) std::printf("ava-backend was not running; started it\n");
+  if (when_idle && outcome.was_running) {
+    std::printf("waited %.1f s for the running turns to end\n",
+                static_cast<double>(outcome.waited.count()) / 1000.0);
+  }
+  std::printf("ava-backend %s is running at %s (pid %d)\n", endpoint.version.c_str(),
+              endpoint.url().c_str(), static_cast<int>(endpoint.pid));
+  return 0;
+}
+
 }  // namespace
 
 void add_backend_commands(CLI::App& cli, CliContext& context) {
@@ -98,6 +116,18 @@ void add_backend_commands(CLI::App& cli, CliContext& context) {
   auto* status_cmd =
       backend->add_subcommand("status", "Report whether the backend runs (exit 3 when not)");
   status_cmd->add_flag("--json", *json, "Machine-readable output");
+  auto when_idle = std::make_shared<bool>(false);
+  auto max_wait = std::make_shared<int>(600);
+  auto* restart_cmd = backend->add_subcommand(
+      "restart", "Restart into the ava-backend beside this ava (an update)");
+  restart_cmd->add_flag("--when-idle", *when_idle,
+                        "Wait until no turn runs; new inputs are refused meanwhile");
+  restart_cmd
+      ->add_option("--max-wait", *max_wait,
+                   "With --when-idle: give up after this many seconds (default 600)")
+      ->check(CLI::Range(1, 86400));
+  restart_cmd->add_option("--port", *port, "Port for the new backend (default: any free one)")
+      ->check(CLI::Range(0, 65535));
   auto no_open = std::make_shared<bool>(false);
   auto* open_cmd = backend->add_subcommand(
       "open", "Print (and open) a one-time login URL for the backend's web UI");
@@ -110,6 +140,9 @@ void add_backend_commands(CLI::App& cli, CliContext& context) {
   start_cmd->callback(
       [with_home, port] { with_home([&](const base::Home& home) { return start(home, *port); }); });
   stop_cmd->callback([with_home] { with_home(stop); });
+  restart_cmd->callback([with_home, when_idle, max_wait, port] {
+    with_home([&](const base::Home& home) { return restart(home, *when_idle, *max_wait, *port); });
+  });
   status_cmd->callback([with_home, json] {
     with_home([&](const base::Home& home) { return status(home, *json); });
   });

@@ -48,6 +48,8 @@ void add_session_commands(CLI::App& cli, CliContext& context);
 void add_debug_commands(CLI::App& cli, CliContext& context);
 void add_models_commands(CLI::App& cli, CliContext& context);
 void add_backend_commands(CLI::App& cli, CliContext& context);
+// `ava machine add|list|remove|test` (cmd_machine.cpp): remote machines over SSH.
+void add_machine_commands(CLI::App& cli, CliContext& context);
 // `ava mcp ...` (cmd_mcp.cpp). Other files attach their own `mcp`
 // subcommands to mcp_command(cli), which creates it on first use.
 void add_mcp_commands(CLI::App& cli, CliContext& context);

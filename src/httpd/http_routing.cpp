@@ -1,6 +1,7 @@
 // The Beast-free half of the HTTP layer: routing, the fence and responses.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include <nlohmann/json.hpp>
 
@@ -155,12 +156,45 @@ bool is_login_request(const HttpRequest& request) {
   return request.method == "GET" && request.segments.empty() && request.query.contains("login");
 }
 
+namespace {
+
+// The port of a loopback Host header ("127.0.0.1:8080", "localhost:8080",
+// "[::1]:8080"); nullopt for any other host or a malformed port.
+std::optional<std::uint16_t> loopback_host_port(std::string_view host) {
+  for (std::string_view name : {"127.0.0.1:", "localhost:", "[::1]:"}) {
+    if (!host.starts_with(name)) continue;
+    std::string_view digits = host.substr(name.size());
+    unsigned value = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec != std::errc{} || end != digits.data() + digits.size() || value == 0 || value > 65535) {
+      return std::nullopt;
+    }
+    return static_cast<std::uint16_t>(value);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool Fence::holds_token(const HttpRequest& request) const {
+  if (!token) return false;
+  const std::string_view authorization = request.header("authorization");
+  constexpr std::string_view scheme = "Bearer ";
+  const bool has_scheme = authorization.size() > scheme.size() &&
+                          base::ascii_lower(authorization.substr(0, scheme.size())) == "bearer ";
+  return has_scheme && base::constant_time_equal(authorization.substr(scheme.size()), *token);
+}
+
 std::optional<HttpResponse> Fence::check(const HttpRequest& request) const {
-  const std::string port_suffix = ":" + std::to_string(port);
   const std::string host = base::ascii_lower(request.header("host"));
-  const bool host_ok = host == "127.0.0.1" + port_suffix || host == "localhost" + port_suffix ||
-                       host == "[::1]" + port_suffix;
-  if (!host_ok) {
+  // A loopback name is required (DNS rebinding sends the attacker's name).
+  // The port is this server's, a registered tunnel's, or, for a client
+  // holding the token, any: it reached the server through a forward.
+  const auto host_port = loopback_host_port(host);
+  const bool port_ok =
+      host_port && (*host_port == port || (logins && logins->is_tunnel_port(*host_port)) ||
+                    holds_token(request));
+  if (!port_ok) {
     return error_response(403, "forbidden_host",
                           "Host must be 127.0.0.1, localhost or [::1] with this server's port");
   }
@@ -185,15 +219,7 @@ std::optional<HttpResponse> Fence::check(const HttpRequest& request) const {
                           "request bodies must be sent as Content-Type: application/json");
   }
   if (is_login_request(request)) return std::nullopt;
-  if (token) {
-    const std::string_view authorization = request.header("authorization");
-    constexpr std::string_view scheme = "Bearer ";
-    const bool has_scheme = authorization.size() > scheme.size() &&
-                            base::ascii_lower(authorization.substr(0, scheme.size())) == "bearer ";
-    if (has_scheme && base::constant_time_equal(authorization.substr(scheme.size()), *token)) {
-      return std::nullopt;
-    }
-  }
+  if (holds_token(request)) return std::nullopt;
   if (logins && logins->admits(request.header("cookie"))) return std::nullopt;
   return unauthorized(request);
 }

@@ -53,6 +53,18 @@ std::string LoginGate::login_url(const std::string& code) const {
   return "http://127.0.0.1:" + std::to_string(port_) + "/?login=" + code;
 }
 
+void LoginGate::add_tunnel_port(std::uint16_t port) {
+  std::lock_guard lock(mutex_);
+  std::erase(tunnel_ports_, port);
+  tunnel_ports_.push_back(port);
+  if (tunnel_ports_.size() > max_tunnel_ports) tunnel_ports_.pop_front();
+}
+
+bool LoginGate::is_tunnel_port(std::uint16_t port) const {
+  std::lock_guard lock(mutex_);
+  return std::find(tunnel_ports_.begin(), tunnel_ports_.end(), port) != tunnel_ports_.end();
+}
+
 std::string sign_in_page(std::string_view why) {
   return std::string(R"(<!doctype html>
 <html><head><meta charset="utf-8"><title>Ava: sign in</title></head>

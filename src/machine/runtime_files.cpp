@@ -10,6 +10,7 @@
 
 #include "ava/base/clock.hpp"
 #include "ava/base/id.hpp"
+#include "ava/base/json.hpp"
 #include "ava/base/private_file.hpp"
 
 namespace ava::machine {
@@ -71,20 +72,30 @@ Result<void> write_backend_file(const base::Home& home, const BackendEndpoint& e
   return base::write_private_file(home.file(backend_file_name), document.dump(2) + "\n");
 }
 
-Result<BackendEndpoint> read_backend_file(const base::Home& home) {
-  AVA_TRY(const auto document, read_json(home.file(backend_file_name)));
+Result<BackendEndpoint> parse_backend_file(std::string_view text, std::string_view origin) {
+  auto document = base::parse_json(text);
+  if (!document)
+    return fail(ErrorCode::parse, std::string(origin) + ": " + document.error().message);
   BackendEndpoint endpoint;
-  try {
-    endpoint.pid = document.at("pid").get<pid_t>();
-    endpoint.port = document.at("port").get<std::uint16_t>();
-    endpoint.token = document.at("token").get<std::string>();
-    endpoint.version = document.value("version", "");
-    endpoint.machine_id = document.value("machineId", "");
-    endpoint.started_ms = document.value("startedMs", std::int64_t{0});
-  } catch (const nlohmann::json::exception& error) {
-    return fail(ErrorCode::parse, home.file(backend_file_name).string() + ": " + error.what());
+  auto pid = base::json_field<pid_t>(*document, "pid");
+  auto port = base::json_field<std::uint16_t>(*document, "port");
+  auto token = base::json_field<std::string>(*document, "token");
+  if (!pid || !port || !token || *port == 0 || token->empty()) {
+    return fail(ErrorCode::parse, std::string(origin) + ": expected pid, port and token");
   }
+  endpoint.pid = *pid;
+  endpoint.port = *port;
+  endpoint.token = *token;
+  endpoint.version = base::json_field<std::string>(*document, "version").value_or("");
+  endpoint.machine_id = base::json_field<std::string>(*document, "machineId").value_or("");
+  endpoint.started_ms = base::json_field<std::int64_t>(*document, "startedMs").value_or(0);
   return endpoint;
+}
+
+Result<BackendEndpoint> read_backend_file(const base::Home& home) {
+  const auto path = home.file(backend_file_name);
+  AVA_TRY(const auto text, base::read_file_limited(path, 64 * 1024));
+  return parse_backend_file(text, path.string());
 }
 
 void remove_backend_file(const base::Home& home) {

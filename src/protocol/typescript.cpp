@@ -42,6 +42,8 @@ std::vector<ObjectShape> build_objects() {
       object_shape<Removed>(),
       object_shape<Stopping>(),
       object_shape<LoginRequest>(),
+      object_shape<TunnelPortRequest>(),
+      object_shape<ShutdownRequest>(),
       // The durable events of /api/conversations/{id}/events: the log's own JSON.
       {"EventBase",
        "Fields every durable event has.",

@@ -111,6 +111,20 @@ Result<void> Shape<LoginRequest>::check(const LoginRequest& login) {
   return {};
 }
 
+Result<void> Shape<ShutdownRequest>::check(const ShutdownRequest& request) {
+  if (request.max_wait_ms && (*request.max_wait_ms < 0 || *request.max_wait_ms > 86'400'000)) {
+    return fail(ErrorCode::invalid_argument, "maxWaitMs must be 0-86400000");
+  }
+  return {};
+}
+
+Result<void> Shape<TunnelPortRequest>::check(const TunnelPortRequest& request) {
+  if (request.port < 1 || request.port > 65535) {
+    return fail(ErrorCode::invalid_argument, "port must be 1-65535");
+  }
+  return {};
+}
+
 Result<CreateConversation> parse_create_conversation(const json& value) {
   return from_json<CreateConversation>(value);
 }

@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -41,7 +42,10 @@ struct ApiContext {
   std::shared_ptr<SettingsSource> settings;   // take current() per request
   std::shared_ptr<capabilities::McpHub> mcp;  // the shared MCP connections
   std::optional<base::Home> home;
-  std::function<void()> request_shutdown;              // POST /api/shutdown; empty: not offered
+  std::function<void()> request_shutdown;  // POST /api/shutdown; empty: not offered
+  // Set while POST /api/shutdown {"whenIdle": true} waits for the running
+  // turns to end (an update): inputs are refused with 503 meanwhile.
+  std::shared_ptr<std::atomic<bool>> restart_pending = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<httpd::LoginGate> logins;            // browser sessions (api_login.cpp)
   std::shared_ptr<automation::Scheduler> automations;  // null: not scheduling here
   // The analytics index, opened on the first request and used only on its

@@ -126,6 +126,11 @@ Result<httpd::HttpResponse> clear(const ApiContext& context, const std::string& 
 
 Result<httpd::HttpResponse> input(const ApiContext& context, const httpd::HttpRequest& request) {
   const std::string& id = request.params[0];
+  if (*context.restart_pending) {
+    return fail(ErrorCode::unavailable,
+                "the backend restarts for an update as soon as the running turns end; send again"
+                " in a moment (the same inputId keeps it exactly once)");
+  }
   AVA_TRY(auto body, json_body(request));
   AVA_TRY(auto parsed, protocol::parse_input_request(body));
   AVA_TRY(auto live, context.host->open(id));

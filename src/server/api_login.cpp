@@ -63,6 +63,17 @@ Result<httpd::HttpResponse> new_code(httpd::LoginGate& gate) {
                .code = code, .url = gate.login_url(code), .expires_in_ms = lifetime.count()});
 }
 
+// POST /api/tunnel-ports {"port"}: a client that reaches this server
+// through an SSH tunnel (`ava machine connect`) names the tunnel's local
+// port, so a browser there passes the Host and Origin checks.
+Result<httpd::HttpResponse> add_tunnel_port(httpd::LoginGate& gate,
+                                            const httpd::HttpRequest& request) {
+  AVA_TRY(auto body, json_body(request));
+  AVA_TRY(const auto tunnel, protocol::from_json<protocol::TunnelPortRequest>(body));
+  gate.add_tunnel_port(static_cast<std::uint16_t>(tunnel.port));
+  return httpd::HttpResponse{.status = 204};
+}
+
 }  // namespace
 
 void add_login_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context,
@@ -83,6 +94,9 @@ void add_login_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& 
              answer([gate](const httpd::HttpRequest& request) { return login(*gate, request); }));
   router.add("POST", "/api/login-codes",
              answer([gate](const httpd::HttpRequest&) { return new_code(*gate); }));
+  router.add("POST", "/api/tunnel-ports", answer([gate](const httpd::HttpRequest& request) {
+               return add_tunnel_port(*gate, request);
+             }));
 }
 
 }  // namespace ava::server

@@ -1,4 +1,12 @@
 // Health, identity, process status, usage and shutdown.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 
 #include "ava/llm/catalog.hpp"
@@ -30,7 +38,8 @@ Result<httpd::HttpResponse> process_status(const ApiContext& context, const http
       .pid = context.info.pid,
       .conversations = static_cast<std::int64_t>(context.registry->conversation_count()),
       .loaded = {},
-      .active = 0};
+      .active = 0,
+      .restart_pending = *context.restart_pending};
   for (const auto& live : context.host->loaded()) {
     const auto status = live->agent->status();
     if (status.state != agent::DriverState::idle && status.state != agent::DriverState::closed)
@@ -74,6 +83,50 @@ Result<httpd::HttpResponse> conversation_usage(const ApiContext& context,
   return shaped_response(200, out);
 }
 
+Result<protocol::ShutdownRequest> shutdown_request(const httpd::HttpRequest& request) {
+  if (request.body.empty()) return protocol::ShutdownRequest{};
+  AVA_TRY(auto body, json_body(request));
+  return protocol::from_json<protocol::ShutdownRequest>(body);
+}
+
+// A turn in progress: running, on its way to pause or abort, or an
+// acknowledged input about to start one. A turn waiting for an approval, or
+// paused, survives a restart in its log.
+bool turn_in_progress(const ApiContext& context) {
+  for (const auto& live : context.host->loaded()) {
+    const auto status = live->agent->status();
+    const auto state = status.state;
+    if (state == agent::DriverState::running || state == agent::DriverState::pausing ||
+        state == agent::DriverState::aborting || status.pending_inputs > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// An update's restart: refuse new inputs, wait for the running turns to
+// end, then shut down. Past `limit` the wait is given up and inputs are
+// taken again: an update never cancels a turn.
+boost::asio::awaitable<void> shut_down_when_idle(std::shared_ptr<ApiContext> context,
+                                                 std::chrono::milliseconds limit) {
+  if (context->restart_pending->exchange(true)) co_return;  // one wait at a time
+  spdlog::info("restart pending: waiting for running turns to end (at most {} s)",
+               limit.count() / 1000);
+  auto executor = co_await boost::asio::this_coro::executor;
+  boost::asio::steady_timer poll(executor);
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (turn_in_progress(*context)) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      *context->restart_pending = false;
+      spdlog::warn("restart given up: turns still running after {} s", limit.count() / 1000);
+      co_return;
+    }
+    poll.expires_after(std::chrono::milliseconds(100));
+    co_await poll.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+  }
+  context->request_shutdown();
+}
+
 }  // namespace
 
 void add_system_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context) {
@@ -85,9 +138,20 @@ void add_system_routes(httpd::Router& router, const std::shared_ptr<ApiContext>&
   if (context->request_shutdown) {
     router.add("POST", "/api/shutdown",
                [context](httpd::Exchange& exchange) -> boost::asio::awaitable<void> {
-                 httpd::HttpResponse accepted = shaped_response(202, protocol::Stopping{});
-                 co_await exchange.respond(std::move(accepted));
-                 context->request_shutdown();
+                 auto request = shutdown_request(exchange.request());
+                 if (!request) {
+                   co_await exchange.respond(respond_to(std::unexpected(request.error())));
+                   co_return;
+                 }
+                 const bool when_idle = request->when_idle.value_or(false);
+                 co_await exchange.respond(
+                     shaped_response(202, protocol::Stopping{.when_idle = when_idle}));
+                 if (!when_idle) {
+                   context->request_shutdown();
+                   co_return;
+                 }
+                 auto limit = std::chrono::milliseconds(request->max_wait_ms.value_or(600'000));
+                 co_await shut_down_when_idle(context, limit);
                });
   }
 }

@@ -663,6 +663,70 @@ def test_backend_cli_and_ownership():
         home.cleanup()
 
 
+class Running(Server):
+    """A backend started by `ava backend start`, read from its backend.json."""
+
+    def __init__(self, home):
+        info = home.backend_file()
+        check(info, "no backend.json")
+        self.home = home
+        self.port = info["port"]
+        self.token = info["token"]
+        self.pid = info["pid"]
+
+
+def test_backend_restart_when_idle_waits_for_the_running_turn():
+    fake = FakeProvider(FAKE)
+    home = Home(fake)
+    run = lambda *args: subprocess.run([AVA, *args], env=home.env, capture_output=True, text=True, timeout=120)  # noqa
+    try:
+        check(run("backend", "start").returncode == 0, "start")
+        server = Running(home)
+        project = server.ok("POST", "/api/projects", {"path": home.project})["id"]
+        busy = server.ok("POST", "/api/conversations", {"projectId": project})["id"]
+        other = server.ok("POST", "/api/conversations", {"projectId": project})["id"]
+        stream = EventStream(server, "/api/conversations/%s/events" % busy)
+        words = " ".join("w%d" % i for i in range(10))
+        send(server, busy, "slow: 300: " + words, input_id="before-restart")
+        stream.wait_until(lambda events: any(e[1] == "input" for e in events), what="the input")
+
+        # Turns outlasting --max-wait: the restart gives up, nothing is cancelled.
+        gave_up = run("backend", "restart", "--when-idle", "--max-wait", "1")
+        check(gave_up.returncode == 1 and "update stays pending" in gave_up.stderr, gave_up)
+        check(Running(home).pid == server.pid, "the old backend keeps running")
+        check(not server.ok("GET", "/api/status")["restartPending"], "inputs taken again")
+
+        stream.wait_until(count_turn_ends(1), what="the first turn")
+        send(server, busy, "slow: 300: " + words, input_id="second-turn")
+        time.sleep(0.5)
+        restart = subprocess.Popen([AVA, "backend", "restart", "--when-idle"], env=home.env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: server.ok("GET", "/api/status")["restartPending"], 10, "restart pending")
+        refused = server.request("POST", "/api/conversations/%s/input" % other,
+                                 {"text": "during the wait", "inputId": "during-wait"})
+        check(refused.status == 503 and "restarts for an update" in refused.raw.decode(),
+              (refused.status, refused.raw))
+        out, err = restart.communicate(timeout=120)
+        check(restart.returncode == 0 and "waited" in out, out + err)
+        events = stream.wait_until(count_turn_ends(2), what="both turns")
+        stream.close()
+        ends = [e[2] for e in events if e[1] == "turn_end"]
+        check(all(end.get("reason") == "completed" for end in ends), ends)
+        check(final_text(events).strip().endswith("w9"), final_text(events))
+
+        restarted = Running(home)
+        check(restarted.pid != server.pid, "a new backend")
+        # The refused input goes through now, once.
+        accepted = restarted.ok("POST", "/api/conversations/%s/input" % other,
+                                {"text": "during the wait", "inputId": "during-wait"},
+                                expect=(202,))
+        check(not accepted["duplicate"], accepted)
+    finally:
+        run("backend", "stop")
+        fake.stop()
+        home.cleanup()
+
+
 def test_serve_mode():
     fake = FakeProvider(FAKE)
     home = Home(fake)

@@ -97,7 +97,21 @@ TEST_CASE("the fence checks Host, Origin and the bearer token", "[httpd][http][s
     return refusal ? refusal->status : 0;
   };
   CHECK(status_of([](auto& r) { r.headers["host"] = "evil.example:4000"; }) == 403);
-  CHECK(status_of([](auto& r) { r.headers["host"] = "127.0.0.1:4001"; }) == 403);
+  // A token holder may come through a forward (an SSH tunnel's local port).
+  CHECK(status_of([](auto& r) {
+          r.headers["host"] = "127.0.0.1:4001";
+          r.headers["origin"] = "http://127.0.0.1:4001";
+        }) == 0);
+  CHECK(status_of([](auto& r) { r.headers["host"] = "127.0.0.1:4001"; }) == 403);  // Origin differs
+  CHECK(status_of([](auto& r) {
+          r.headers["host"] = "127.0.0.1:4001";
+          r.headers.erase("authorization");
+        }) == 403);
+  for (const char* bad : {"127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:", "127.0.0.1:4000x",
+                          "127.0.0.1.evil:4000", "localhost", "[::1]:-1"}) {
+    CAPTURE(bad);
+    CHECK(status_of([&](auto& r) { r.headers["host"] = bad; }) == 403);
+  }
   CHECK(status_of([](auto& r) { r.headers.erase("host"); }) == 403);
   CHECK(status_of([](auto& r) { r.headers["origin"] = "http://evil.example"; }) == 403);
   CHECK(status_of([](auto& r) { r.headers["origin"] = "null"; }) == 403);
@@ -146,6 +160,19 @@ TEST_CASE("without a token or cookie only the login routes pass the fence",
   CHECK(serve.check(with_cookie)->status == 401);
   CHECK(logins->set_cookie(*session).find("HttpOnly; SameSite=Strict") != std::string::npos);
   CHECK(logins->login_url(*code) == "http://127.0.0.1:4000/?login=" + *code);
+
+  // A browser through a tunnel: its port passes only once registered.
+  auto tunnelled = request_to("GET", "/api/health");
+  tunnelled.headers["host"] = "127.0.0.1:5123";
+  tunnelled.headers["origin"] = "http://127.0.0.1:5123";
+  tunnelled.headers["cookie"] = "ava_4000=" + *session;
+  CHECK(serve.check(tunnelled)->status == 403);
+  logins->add_tunnel_port(5123);
+  CHECK_FALSE(serve.check(tunnelled));
+  for (std::uint16_t port = 6000; port < 6000 + httpd::LoginGate::max_tunnel_ports; ++port) {
+    logins->add_tunnel_port(port);
+  }
+  CHECK(serve.check(tunnelled)->status == 403);  // the oldest went
 }
 
 TEST_CASE("the fence refuses cross-site requests and bodies that are not exactly JSON",

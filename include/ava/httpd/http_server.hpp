@@ -107,6 +107,8 @@ struct Fence {
   std::shared_ptr<const LoginGate> logins;  // browser sessions
   // nullopt when the request may pass, else the refusal.
   std::optional<HttpResponse> check(const HttpRequest& request) const;
+  // Whether the request carries the bearer token.
+  bool holds_token(const HttpRequest& request) const;
 };
 
 // Whether the request is one of the login routes, which need no secret.

@@ -41,11 +41,20 @@ class LoginGate {
   // "http://127.0.0.1:PORT/?login=CODE".
   std::string login_url(const std::string& code) const;
 
+  // The local ports of SSH tunnels to this server, registered by a client
+  // holding the token (POST /api/tunnel-ports): a browser that reaches the
+  // server through one names that port in Host and Origin. The newest
+  // max_tunnel_ports are kept.
+  static constexpr std::size_t max_tunnel_ports = 16;
+  void add_tunnel_port(std::uint16_t port);
+  bool is_tunnel_port(std::uint16_t port) const;
+
  private:
   mutable std::mutex mutex_;
   std::uint16_t port_ = 0;
   std::unordered_map<std::string, std::optional<Clock::time_point>> codes_;  // code -> expiry
   std::deque<std::string> sessions_;  // oldest first; the oldest goes past max_sessions
+  std::deque<std::uint16_t> tunnel_ports_;
 };
 
 // The page a browser gets instead of the app while it holds no session:

@@ -42,6 +42,20 @@ enum class StopOutcome { stopped, not_running, removed_stale_file };
 Result<StopOutcome> stop_backend(const base::Home& home,
                                  std::chrono::seconds deadline = std::chrono::seconds(60));
 
+// Restarts the backend into the ava-backend beside this binary (an update).
+// `when_idle`: the running backend refuses new inputs and stops once no turn
+// runs; if turns still run after `max_wait`, it takes inputs again, keeps
+// running and this fails with conflict ("update pending"): a turn is never
+// cancelled by a restart. Otherwise it stops as stop_backend does. Either
+// way the new backend starts on `port` (0: any). Starts one when none runs.
+struct RestartOutcome {
+  StartedBackend started;
+  bool was_running = false;
+  std::chrono::milliseconds waited{0};  // for the running turns to end
+};
+Result<RestartOutcome> restart_backend(const base::Home& home, bool when_idle,
+                                       std::chrono::seconds max_wait, int port);
+
 // A one-time login URL for the backend's web UI (POST /api/login-codes).
 Result<std::string> backend_login_url(const BackendEndpoint& backend);
 

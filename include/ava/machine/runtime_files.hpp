@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "ava/base/error.hpp"
 #include "ava/base/home.hpp"
@@ -35,6 +36,9 @@ struct BackendEndpoint {
 inline constexpr std::string_view backend_file_name = "backend.json";
 Result<void> write_backend_file(const base::Home& home, const BackendEndpoint& endpoint);
 Result<BackendEndpoint> read_backend_file(const base::Home& home);
+// The same from text already read (a remote machine's, over SSH); `origin`
+// names it in errors.
+Result<BackendEndpoint> parse_backend_file(std::string_view text, std::string_view origin);
 void remove_backend_file(const base::Home& home);
 
 // 256 random bits from the kernel, as 64 hex digits.

@@ -194,15 +194,18 @@ struct Shape<ProjectList> {
   static constexpr auto fields = std::tuple{field("projects", &ProjectList::projects)};
 };
 
-// 202 for POST /api/shutdown: the server stops once the answer is sent.
+// 202 for POST /api/shutdown: the server stops once the answer is sent, or
+// (whenIdle) once no turn runs.
 struct Stopping {
   bool stopping = true;
+  bool when_idle = false;
 };
 template <>
 struct Shape<Stopping> {
   static constexpr std::string_view name = "Stopping";
   static constexpr std::string_view doc = "POST /api/shutdown (bearer token only)";
-  static constexpr auto fields = std::tuple{field("stopping", &Stopping::stopping)};
+  static constexpr auto fields =
+      std::tuple{field("stopping", &Stopping::stopping), field("whenIdle", &Stopping::when_idle)};
 };
 
 // DELETE answers.
@@ -324,15 +327,21 @@ struct ProcessStatus {
   std::int64_t conversations = 0;
   std::vector<LoadedDriver> loaded;
   std::int64_t active = 0;  // loaded drivers neither idle nor closed
+  // POST /api/shutdown {"whenIdle": true} is waiting for running turns to
+  // end (an update); new inputs are refused meanwhile.
+  bool restart_pending = false;
 };
 template <>
 struct Shape<ProcessStatus> {
   static constexpr std::string_view name = "ProcessStatus";
   static constexpr std::string_view doc = "GET /api/status: the process and its loaded drivers";
-  static constexpr auto fields = std::tuple{
-      field("mode", &ProcessStatus::mode, R"("backend" | "serve")"),
-      field("pid", &ProcessStatus::pid), field("conversations", &ProcessStatus::conversations),
-      field("loaded", &ProcessStatus::loaded), field("active", &ProcessStatus::active)};
+  static constexpr auto fields =
+      std::tuple{field("mode", &ProcessStatus::mode, R"("backend" | "serve")"),
+                 field("pid", &ProcessStatus::pid),
+                 field("conversations", &ProcessStatus::conversations),
+                 field("loaded", &ProcessStatus::loaded),
+                 field("active", &ProcessStatus::active),
+                 field("restartPending", &ProcessStatus::restart_pending)};
 };
 
 struct ConversationUsage {

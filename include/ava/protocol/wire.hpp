@@ -348,6 +348,34 @@ struct Shape<LoginRequest> {
   static Result<void> check(const LoginRequest& login);
 };
 
+// POST /api/tunnel-ports: the local port of an SSH tunnel to this server
+// (`ava machine connect`), so a browser there may name it in Host and Origin.
+struct TunnelPortRequest {
+  std::int64_t port = 0;
+};
+template <>
+struct Shape<TunnelPortRequest> {
+  static constexpr std::string_view name = "TunnelPortRequest";
+  static constexpr std::string_view doc = "POST /api/tunnel-ports";
+  static constexpr auto fields = std::tuple{field("port", &TunnelPortRequest::port)};
+  static Result<void> check(const TunnelPortRequest& request);
+};
+
+// POST /api/shutdown: at once (no body), or once no turn runs (`whenIdle`),
+// waiting at most maxWaitMs (default 10 minutes) before taking turns again.
+struct ShutdownRequest {
+  std::optional<bool> when_idle;
+  std::optional<std::int64_t> max_wait_ms;
+};
+template <>
+struct Shape<ShutdownRequest> {
+  static constexpr std::string_view name = "ShutdownRequest";
+  static constexpr std::string_view doc = "POST /api/shutdown";
+  static constexpr auto fields = std::tuple{field("whenIdle", &ShutdownRequest::when_idle),
+                                            field("maxWaitMs", &ShutdownRequest::max_wait_ms)};
+  static Result<void> check(const ShutdownRequest& request);
+};
+
 // The request parsers the routes call: from_json with what each body is
 // called in messages, plus the rules a table cannot say.
 Result<CreateConversation> parse_create_conversation(const nlohmann::json& json);
