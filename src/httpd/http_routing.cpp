@@ -187,13 +187,11 @@ bool Fence::holds_token(const HttpRequest& request) const {
 
 std::optional<HttpResponse> Fence::check(const HttpRequest& request) const {
   const std::string host = base::ascii_lower(request.header("host"));
-  // A loopback name is required (DNS rebinding sends the attacker's name).
-  // The port is this server's, a registered tunnel's, or, for a client
-  // holding the token, any: it reached the server through a forward.
+  // A loopback name is required (DNS rebinding sends the attacker's name),
+  // with this server's port or the local port of a registered SSH tunnel.
   const auto host_port = loopback_host_port(host);
   const bool port_ok =
-      host_port && (*host_port == port || (logins && logins->is_tunnel_port(*host_port)) ||
-                    holds_token(request));
+      host_port && (*host_port == port || (logins && logins->is_tunnel_port(*host_port)));
   if (!port_ok) {
     return error_response(403, "forbidden_host",
                           "Host must be 127.0.0.1, localhost or [::1] with this server's port");

@@ -54,6 +54,9 @@ asio::awaitable<Result<LinkResponse>> link_request(const Link& link, std::string
   transport::HttpRequest request;
   request.method = std::move(method);
   request.url = "http://127.0.0.1:" + std::to_string(link.tunnel->local_port()) + path;
+  // The backend's own port in Host: its fence admits the tunnel's port only
+  // once registered, and this may be the registration.
+  request.headers.push_back({"Host", "127.0.0.1:" + std::to_string(link.backend.port)});
   request.headers.push_back({"Authorization", "Bearer " + link.backend.token});
   if (!body.empty()) request.headers.push_back({"Content-Type", "application/json"});
   request.body = std::move(body);

@@ -97,16 +97,7 @@ TEST_CASE("the fence checks Host, Origin and the bearer token", "[httpd][http][s
     return refusal ? refusal->status : 0;
   };
   CHECK(status_of([](auto& r) { r.headers["host"] = "evil.example:4000"; }) == 403);
-  // A token holder may come through a forward (an SSH tunnel's local port).
-  CHECK(status_of([](auto& r) {
-          r.headers["host"] = "127.0.0.1:4001";
-          r.headers["origin"] = "http://127.0.0.1:4001";
-        }) == 0);
-  CHECK(status_of([](auto& r) { r.headers["host"] = "127.0.0.1:4001"; }) == 403);  // Origin differs
-  CHECK(status_of([](auto& r) {
-          r.headers["host"] = "127.0.0.1:4001";
-          r.headers.erase("authorization");
-        }) == 403);
+  CHECK(status_of([](auto& r) { r.headers["host"] = "127.0.0.1:4001"; }) == 403);
   for (const char* bad : {"127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:", "127.0.0.1:4000x",
                           "127.0.0.1.evil:4000", "localhost", "[::1]:-1"}) {
     CAPTURE(bad);
