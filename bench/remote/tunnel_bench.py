@@ -26,7 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "app"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "remote"))
-from backend_harness import EventStream, FakeProvider, Server, count_turn_ends  # noqa: E402
+from backend_harness import EventStream, Server, count_turn_ends  # noqa: E402
 from machine_connect_test import TunnelClient  # noqa: E402
 import machine_connect_test  # noqa: E402
 from sshd_fixture import RemoteMachine  # noqa: E402
@@ -85,10 +85,11 @@ def read_stream(port, headers, path, expected_events):
 
 def main():
     machine_connect_test.AVA = AVA
+    machine_connect_test.FAKE = FAKE
     results = {}
     with RemoteMachine() as machine:
         machine_connect_test.MACHINE = machine
-        fake = FakeProvider(FAKE)
+        fake = machine_connect_test.provider()
         try:
             project = machine_connect_test.prepare_remote_home(fake)
             client, _ = machine_connect_test.added_client("bench")

@@ -319,6 +319,8 @@ asio::awaitable<Result<int>> serve_link(remote::LinkOptions options, remote::Mac
   asio::signal_set signals(executor, SIGINT, SIGTERM);
   asio::steady_timer pause(executor);
   std::chrono::milliseconds backoff{250};
+  // Hashing the binaries takes a while: once, not at every reconnect.
+  AVA_CO_TRY(options.build, remote::local_build());
   for (bool first = true;; first = false) {
     auto link = co_await remote::open_link(executor, options);
     if (link) {
@@ -333,6 +335,7 @@ asio::awaitable<Result<int>> serve_link(remote::LinkOptions options, remote::Mac
       std::fprintf(stderr, "ava machine: the connection to %s was lost (%s); reconnecting\n",
                    machine.name.c_str(), (end ? end->lost : end.error()).message.c_str());
       backoff = std::chrono::milliseconds(250);
+      continue;  // the first attempt at once; the backoff is for failed ones
     } else {
       // A refusal (host key, identity, install) is not retried; reaching
       // the machine again is.

@@ -139,7 +139,10 @@ asio::awaitable<Result<Link>> open_link(asio::any_io_executor executor, LinkOpti
     co_return fail(ErrorCode::unavailable, "the probe command failed on the machine: " + probe.err);
   }
   AVA_CO_TRY(link.system, parse_probe(probe.out));
-  AVA_CO_TRY(auto build, local_build());
+  if (!options.build) {
+    AVA_CO_TRY(options.build, local_build());
+  }
+  const LocalBuild& build = *options.build;
   say(options, "checking for " + build.version + " (" + build.id + ") on the machine");
   const auto& found = link.system;
   if (use_found_ava(found, build)) {

@@ -89,6 +89,12 @@ asio::awaitable<void> forward(std::shared_ptr<Tunnel::State> state, tcp::socket 
   boost::system::error_code ignored;
   local.close(ignored);
   state->connections.erase(it);
+  // A connection found the SSH connection dead: end run() now rather than
+  // at the next accept or keepalive, so the client reconnects at once.
+  if (state->session.broken() && !state->closed && !state->lost) {
+    state->lost = true;
+    state->acceptor.close(ignored);
+  }
 }
 
 }  // namespace

@@ -30,7 +30,9 @@ from backend_harness import (EventStream, FakeProvider, Server, check,  # noqa: 
                              count_turn_ends, run_tests)
 from sshd_fixture import RemoteMachine  # noqa: E402
 
-AVA, BACKEND, FAKE = sys.argv[1:4]
+# Set from the command line, or by a script that imports the helpers
+# (bench/remote/tunnel_bench.py).
+AVA, BACKEND, FAKE = sys.argv[1:4] if __name__ == "__main__" else (None, None, None)
 MACHINE = None
 PROVIDER = None  # one fake provider for the file: the machine's backend outlives a test
 

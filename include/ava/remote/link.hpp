@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -38,6 +39,8 @@ struct LinkOptions {
   // The machine id this client saw before (machines.json); another one is
   // refused: a different machine, or its AVA_HOME was replaced.
   std::string expected_machine_id;
+  // This client's build, hashed once (local_build()); empty: hashed here.
+  std::optional<LocalBuild> build;
   // Progress for a person ("uploading ava 0.1.0 (48 MB)").
   std::function<void(const std::string&)> progress;
 };
