@@ -274,6 +274,7 @@ asio::awaitable<Result<LinkEnd>> serve_one(remote::Link& link, asio::signal_set&
   }
   asio::steady_timer poll(executor);
   LinkEnd end;
+  bool lost_by_refresh = false;
   auto next_check = std::chrono::steady_clock::now();
   while (ready && !ended) {
     poll.expires_after(std::chrono::milliseconds(200));
@@ -289,7 +290,14 @@ asio::awaitable<Result<LinkEnd>> serve_one(remote::Link& link, asio::signal_set&
                  (link.update_pending ? std::chrono::seconds(1) : std::chrono::seconds(5));
     auto changed = co_await remote::refresh_backend(link);
     if (!changed) {
-      ready = std::unexpected(std::move(changed).error());
+      // Another machine id is final; the connection failing is a loss,
+      // reconnected like any other.
+      if (changed.error().code == ErrorCode::conflict) {
+        ready = std::unexpected(std::move(changed).error());
+      } else {
+        end.lost = std::move(changed).error();
+        lost_by_refresh = true;
+      }
       break;
     }
     if (*changed) co_await announce_restart(link, machine, flags);
@@ -301,7 +309,7 @@ asio::awaitable<Result<LinkEnd>> serve_one(remote::Link& link, asio::signal_set&
     co_await poll.async_wait(asio::as_tuple(asio::use_awaitable));
   }
   if (!ready) co_return std::unexpected(std::move(ready).error());
-  if (!end.interrupted) {
+  if (!end.interrupted && !lost_by_refresh) {
     end.lost =
         *ended ? Error{ErrorCode::unavailable, "the tunnel closed"} : std::move(*ended).error();
   }
@@ -330,7 +338,9 @@ asio::awaitable<Result<int>> serve_link(remote::LinkOptions options, remote::Mac
       options.expected_machine_id = link->backend.machine_id;
       options.local_port = link->tunnel->local_port();
       auto end = co_await serve_one(*link, signals, machine, flags, first);
-      if (!end && first) co_return std::unexpected(std::move(end).error());
+      if (!end && (first || end.error().code == ErrorCode::conflict)) {
+        co_return std::unexpected(std::move(end).error());
+      }
       if (end && end->interrupted) co_return 0;
       std::fprintf(stderr, "ava machine: the connection to %s was lost (%s); reconnecting\n",
                    machine.name.c_str(), (end ? end->lost : end.error()).message.c_str());
