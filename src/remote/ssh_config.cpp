@@ -296,7 +296,8 @@ Result<SshDestination> parse_destination(std::string_view text) {
   }
   if (out.host.empty()) return fail(ErrorCode::invalid_argument, "the machine address has no host");
   for (char c : out.host) {
-    if (std::isspace(static_cast<unsigned char>(c)) || c == '/' || c == '%' || c == '\0') {
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '/' || c == '%' || c == '\0' ||
+        c == '[' || c == ']') {
       return fail(ErrorCode::invalid_argument, "the host '" + out.host + "' is not a host name");
     }
   }

@@ -40,7 +40,7 @@ TEST_CASE("destinations: user, host, port, IPv6 in brackets", "[remote]") {
   CHECK(v6->host == "::1");
   CHECK(remote::to_string(*v6) == "[::1]:22");
   for (const char* bad : {"", "@host", "host:0", "host:70000", "host:x", "::1", "-oProxyCommand=x",
-                          "a b", "[::1", "host:"}) {
+                          "a b", "[::1", "host:", "[[fu]:22", "a]b"}) {
     CAPTURE(bad);
     CHECK_FALSE(remote::parse_destination(bad));
   }
