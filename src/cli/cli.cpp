@@ -36,11 +36,14 @@ struct Subcommand {
   std::string_view name;
   void (*add)(CLI::App&, CliContext&);
 };
-constexpr std::array<Subcommand, 14> subcommands{{
+constexpr std::array<Subcommand, 17> subcommands{{
     {"session", add_session_commands},
     {"debug", add_debug_commands},
     {"models", add_models_commands},
+    {"auth", add_auth_commands},
     {"backend", add_backend_commands},
+    {"service", add_service_commands},
+    {"doctor", add_doctor_commands},
     {"machine", add_machine_commands},
     {"mcp", add_all_mcp_commands},
     {"skill", add_skill_commands},

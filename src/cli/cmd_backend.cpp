@@ -8,6 +8,7 @@
 
 #include "ava/base/open_url.hpp"
 #include "ava/machine/backend.hpp"
+#include "ava/service/service.hpp"
 #include "cli/commands.hpp"
 
 namespace ava::cli {
@@ -87,9 +88,21 @@ Result<int> open_ui(const base::Home& home, bool open_browser) {
 // An update's restart: the ava-backend beside this binary replaces the
 // running one; with --when-idle only once no turn runs (exit 1, the old
 // backend still serving, when turns outlast --max-wait).
+// Under an active service (`ava service install`) its manager starts the new
+// backend, so it stays the service's process.
+Result<machine::RestartOutcome> restart_any(const base::Home& home, bool when_idle,
+                                            std::chrono::seconds max_wait, int port) {
+  auto spec = service::service_spec(home, machine::backend_binary(), service::native_manager());
+  if (spec) {
+    if (auto state = service::status(*spec); state && state->active) {
+      return service::restart(*spec, home, when_idle, max_wait);
+    }
+  }
+  return machine::restart_backend(home, when_idle, max_wait, port);
+}
+
 Result<int> restart(const base::Home& home, bool when_idle, int max_wait_s, int port) {
-  AVA_TRY(auto outcome,
-          machine::restart_backend(home, when_idle, std::chrono::seconds(max_wait_s), port));
+  AVA_TRY(auto outcome, restart_any(home, when_idle, std::chrono::seconds(max_wait_s), port));
   const auto& endpoint = outcome.started.endpoint;
   if (!outcome.was_running) std::printf("ava-backend was not running; started it\n");
   if (when_idle && outcome.was_running) {

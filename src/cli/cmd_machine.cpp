@@ -1,7 +1,6 @@
 // `ava machine add|list|remove|test`: the remote machines this client
 // reaches over SSH (docs/remote.md).
 #include <signal.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -25,6 +24,7 @@
 #include "ava/remote/probe.hpp"
 #include "ava/remote/ssh_session.hpp"
 #include "cli/commands.hpp"
+#include "cli/terminal_input.hpp"
 
 namespace ava::cli {
 namespace {
@@ -47,28 +47,7 @@ struct MachineFlags {
 
 // A passphrase typed at the terminal, echo off; nullopt without a terminal.
 std::optional<std::string> ask_passphrase(const fs::path& key) {
-  FILE* tty = std::fopen("/dev/tty", "r+");
-  if (tty == nullptr) return std::nullopt;
-  std::fprintf(tty, "Passphrase for %s: ", key.c_str());
-  std::fflush(tty);
-  termios saved{};
-  bool restore = ::tcgetattr(fileno(tty), &saved) == 0;
-  if (restore) {
-    termios quiet = saved;
-    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
-    ::tcsetattr(fileno(tty), TCSAFLUSH, &quiet);
-  }
-  char buffer[1024];
-  const char* line = std::fgets(buffer, sizeof buffer, tty);
-  if (restore) ::tcsetattr(fileno(tty), TCSAFLUSH, &saved);
-  std::fprintf(tty, "\n");
-  std::fclose(tty);
-  if (line == nullptr) return std::nullopt;
-  std::string passphrase(line);
-  while (!passphrase.empty() && (passphrase.back() == '\n' || passphrase.back() == '\r')) {
-    passphrase.pop_back();
-  }
-  return passphrase;
+  return ask_secret("Passphrase for " + key.string() + ": ");
 }
 
 // What `test` found, for both transports.

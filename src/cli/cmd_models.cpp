@@ -17,6 +17,7 @@
 #include "ava/llm/catalog.hpp"
 #include "ava/llm/model_list.hpp"
 #include "cli/commands.hpp"
+#include "cli/model_query.hpp"
 
 namespace ava::cli {
 
@@ -24,45 +25,6 @@ namespace {
 
 namespace asio = boost::asio;
 using nlohmann::json;
-
-transport::HttpClientOptions options_for(const llm::ModelSource& source,
-                                         const llm::Settings& settings) {
-  transport::HttpClientOptions options;
-  options.max_body_bytes = std::size_t{16} * 1024 * 1024;  // routers list thousands of models
-  if (source.configured) {
-    options.timeouts = {.connect = std::chrono::seconds(5),
-                        .first_byte = std::chrono::seconds(15),
-                        .idle = std::chrono::seconds(15)};
-    options.proxy = transport::proxy_config_from_env(settings.env);
-  } else {
-    // A probe of a loopback port: answered at once or not there.
-    options.timeouts = {.connect = std::chrono::milliseconds(300),
-                        .first_byte = std::chrono::seconds(2),
-                        .idle = std::chrono::seconds(2)};
-    options.proxy = transport::ProxyConfig{};
-  }
-  return options;
-}
-
-std::vector<llm::ProviderModels> query_all(const std::vector<llm::ModelSource>& sources,
-                                           const llm::Settings& settings) {
-  asio::io_context io;
-  std::vector<llm::ProviderModels> results(sources.size());
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    asio::co_spawn(
-        io, llm::query_models(io.get_executor(), sources[i], options_for(sources[i], settings)),
-        [&results, &sources, i](const std::exception_ptr& failure, llm::ProviderModels listed) {
-          if (failure) {
-            results[i].source = sources[i];
-            results[i].error = "internal error while listing models";
-          } else {
-            results[i] = std::move(listed);
-          }
-        });
-  }
-  io.run();
-  return results;
-}
 
 std::string tokens(std::int64_t count) {
   if (count >= 1'000'000) {

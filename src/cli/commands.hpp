@@ -48,6 +48,12 @@ void add_session_commands(CLI::App& cli, CliContext& context);
 void add_debug_commands(CLI::App& cli, CliContext& context);
 void add_models_commands(CLI::App& cli, CliContext& context);
 void add_backend_commands(CLI::App& cli, CliContext& context);
+// `ava auth login|set-key|logout|status` (cmd_auth.cpp).
+void add_auth_commands(CLI::App& cli, CliContext& context);
+// `ava doctor` (cmd_doctor.cpp).
+void add_doctor_commands(CLI::App& cli, CliContext& context);
+// `ava service install|uninstall|status|logs` (cmd_service.cpp).
+void add_service_commands(CLI::App& cli, CliContext& context);
 // `ava machine add|list|remove|test` (cmd_machine.cpp): remote machines over SSH.
 void add_machine_commands(CLI::App& cli, CliContext& context);
 // `ava mcp ...` (cmd_mcp.cpp). Other files attach their own `mcp`

@@ -148,6 +148,18 @@ Result<void> save_api_key(const base::Home& home, std::string_view provider,
                 fmt::format("'{}' is not a valid provider name", provider));
   }
   if (key.empty()) return fail(ErrorCode::invalid_argument, "an empty API key cannot be saved");
+  // A key goes into an HTTP header: a space, a control character or a
+  // non-ASCII byte is a paste gone wrong (or a header injection), not a key.
+  for (const unsigned char c : key.reveal()) {
+    if (c <= 0x20 || c >= 0x7f) {
+      return fail(ErrorCode::invalid_argument,
+                  "an API key is printable ASCII without spaces; this one is not (check what "
+                  "was pasted)");
+    }
+  }
+  if (key.reveal().size() > 4096) {
+    return fail(ErrorCode::invalid_argument, "an API key longer than 4096 characters is refused");
+  }
   auto path = home.file("auth.json");
   AVA_TRY(auto lock, detail::lock_beside(path));
   // A malformed file is not overwritten: it may hold keys the user wants back.

@@ -11,6 +11,7 @@
 #include "ava/base/json.hpp"
 #include "ava/llm/catalog.hpp"
 #include "ava/llm/factory.hpp"
+#include "ava/transport/proxy.hpp"
 #include "ava/transport/url.hpp"
 
 namespace ava::llm {
@@ -193,6 +194,24 @@ asio::awaitable<ProviderModels> query_models(asio::any_io_executor executor, Mod
   out.reachable = true;
   out.models = std::move(*ids);
   co_return out;
+}
+
+transport::HttpClientOptions listing_options(const ModelSource& source, const Settings& settings) {
+  transport::HttpClientOptions options;
+  options.max_body_bytes = std::size_t{16} * 1024 * 1024;  // routers list thousands of models
+  if (source.configured) {
+    options.timeouts = {.connect = std::chrono::seconds(5),
+                        .first_byte = std::chrono::seconds(15),
+                        .idle = std::chrono::seconds(15)};
+    options.proxy = transport::proxy_config_from_env(settings.env);
+  } else {
+    // A probe of a loopback port: answered at once or not there.
+    options.timeouts = {.connect = std::chrono::milliseconds(300),
+                        .first_byte = std::chrono::seconds(2),
+                        .idle = std::chrono::seconds(2)};
+    options.proxy = transport::ProxyConfig{};
+  }
+  return options;
 }
 
 }  // namespace ava::llm

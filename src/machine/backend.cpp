@@ -144,32 +144,48 @@ Result<StopOutcome> stop_backend(const base::Home& home, std::chrono::seconds de
   return StopOutcome::stopped;
 }
 
+Result<std::chrono::milliseconds> stop_when_idle(const base::Home& home,
+                                                 const BackendEndpoint& running,
+                                                 std::chrono::seconds max_wait) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::string body = fmt::format(R"({{"whenIdle":true,"maxWaitMs":{}}})",
+                                       std::chrono::milliseconds(max_wait).count());
+  auto reply = loopback_request(running.port, "POST", "/api/shutdown", running.token, body,
+                                std::chrono::seconds(10));
+  if (!reply) return std::unexpected(std::move(reply).error());
+  if (reply->status != 202) {
+    return fail(ErrorCode::protocol,
+                fmt::format("the backend refused to restart when idle: {}", reply->body));
+  }
+  // The backend gives up waiting at max_wait; a little longer here sees
+  // either its exit or its return to work.
+  if (!wait_released(home, max_wait + std::chrono::seconds(5))) {
+    return fail(ErrorCode::conflict,
+                fmt::format("turns were still running after {} s: ava-backend (pid {}) keeps"
+                            " running version {}; the update stays pending (try again later)",
+                            max_wait.count(), running.pid, running.version));
+  }
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               started);
+}
+
+Result<BackendEndpoint> wait_for_backend(const base::Home& home, std::chrono::seconds deadline) {
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  while (std::chrono::steady_clock::now() < until) {
+    if (auto running = find_running_backend(home)) return *running;
+    std::this_thread::sleep_for(50ms);
+  }
+  return fail(ErrorCode::timeout, fmt::format("no backend of {} answered within {} s",
+                                              home.root().string(), deadline.count()));
+}
+
 Result<RestartOutcome> restart_backend(const base::Home& home, bool when_idle,
                                        std::chrono::seconds max_wait, int port) {
   RestartOutcome outcome;
   auto running = find_running_backend(home);
   outcome.was_running = running.has_value();
   if (running && when_idle) {
-    const auto started = std::chrono::steady_clock::now();
-    const std::string body = fmt::format(R"({{"whenIdle":true,"maxWaitMs":{}}})",
-                                         std::chrono::milliseconds(max_wait).count());
-    auto reply = loopback_request(running->port, "POST", "/api/shutdown", running->token, body,
-                                  std::chrono::seconds(10));
-    if (!reply) return std::unexpected(std::move(reply).error());
-    if (reply->status != 202) {
-      return fail(ErrorCode::protocol,
-                  fmt::format("the backend refused to restart when idle: {}", reply->body));
-    }
-    // The backend gives up waiting at max_wait; a little longer here sees
-    // either its exit or its return to work.
-    if (!wait_released(home, max_wait + std::chrono::seconds(5))) {
-      return fail(ErrorCode::conflict,
-                  fmt::format("turns were still running after {} s: ava-backend (pid {}) keeps"
-                              " running version {}; the update stays pending (try again later)",
-                              max_wait.count(), running->pid, running->version));
-    }
-    outcome.waited = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now() - started);
+    AVA_TRY(outcome.waited, stop_when_idle(home, *running, max_wait));
   } else if (running) {
     AVA_TRY(auto stopped, stop_backend(home));
     (void)stopped;

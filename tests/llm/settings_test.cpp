@@ -230,6 +230,14 @@ TEST_CASE("auth: save_api_key writes auth.json 0600 atomically and keeps other k
   auto not_text = llm::save_api_key(test.home, "openai", ava::base::Secret("\xff\xfe"));
   REQUIRE_FALSE(not_text.has_value());
   CHECK(not_text.error().code == ava::ErrorCode::invalid_argument);
+  // A key becomes a header: no line breaks, spaces or control characters.
+  for (const char* bad : {"sk-a\r\nX-Injected: 1", "sk a", "sk-\t", "sk-\x7f"}) {
+    auto refused = llm::save_api_key(test.home, "openai", ava::base::Secret(bad));
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message.find("printable ASCII") != std::string::npos);
+  }
+  CHECK_FALSE(llm::save_api_key(test.home, "openai", ava::base::Secret(std::string(4097, 'k')))
+                  .has_value());
   CHECK(test.load().value().keys.at("openai").reveal() == "sk-two");
 }
 

@@ -60,6 +60,11 @@ transport::HttpRequest models_request(const ModelSource& source);
 // The model ids in a listing reply ("data"[].id, or Ollama's "models"[].name).
 Result<std::vector<std::string>> parse_model_list(ProviderKind kind, std::string_view body);
 
+// The HTTP options for a listing: a configured provider gets the usual
+// timeouts and the environment's proxy, a probed local port brief ones and
+// no proxy (it answers at once or is not there).
+transport::HttpClientOptions listing_options(const ModelSource& source, const Settings& settings);
+
 // Lists one source's models. Never fails: errors are in the result. The
 // caller picks the options: short timeouts and no proxy suit a probe.
 boost::asio::awaitable<ProviderModels> query_models(boost::asio::any_io_executor executor,

@@ -56,6 +56,16 @@ struct RestartOutcome {
 Result<RestartOutcome> restart_backend(const base::Home& home, bool when_idle,
                                        std::chrono::seconds max_wait, int port);
 
+// The when-idle half of a restart: asks `running` to stop once no turn runs
+// and waits for the home to be released; conflict when turns outlast
+// max_wait (the backend then keeps serving). Returns how long it waited.
+Result<std::chrono::milliseconds> stop_when_idle(const base::Home& home,
+                                                 const BackendEndpoint& running,
+                                                 std::chrono::seconds max_wait);
+
+// Waits until a backend of `home` answers (one a service manager starts).
+Result<BackendEndpoint> wait_for_backend(const base::Home& home, std::chrono::seconds deadline);
+
 // A one-time login URL for the backend's web UI (POST /api/login-codes).
 Result<std::string> backend_login_url(const BackendEndpoint& backend);
 
