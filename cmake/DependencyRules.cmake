@@ -15,7 +15,7 @@
 # the include check.
 set(AVA_PACKAGE_ORDER
   base content proc transport llm session tool policy prompts oauth mcp agent recording protocol
-  store automation analytics registry machine service remote httpd capabilities doctor server cli eval desktop)
+  store automation analytics registry machine service remote ansi httpd capabilities doctor server cli eval desktop)
 
 set(AVA_ALLOWED_base "")
 set(AVA_ALLOWED_content "")
@@ -39,11 +39,13 @@ set(AVA_ALLOWED_machine transport base)
 # remote machines over SSH (libssh2): ssh_config, known_hosts, machines.json, sessions.
 set(AVA_ALLOWED_service machine proc base)
 set(AVA_ALLOWED_remote machine transport proc base)
+# terminal text for `ava chat`: Markdown and diffs to ANSI, made safe first.
+set(AVA_ALLOWED_ansi base)
 set(AVA_ALLOWED_httpd machine protocol transport base)
 set(AVA_ALLOWED_capabilities agent mcp oauth protocol proc store tool base)
 set(AVA_ALLOWED_doctor capabilities machine llm proc base)
 set(AVA_ALLOWED_server analytics automation capabilities httpd registry machine agent recording policy prompts protocol session llm proc transport base)
-set(AVA_ALLOWED_cli server analytics automation capabilities doctor machine service remote mcp oauth agent recording policy prompts session llm proc base)
+set(AVA_ALLOWED_cli ansi server analytics automation capabilities doctor machine service remote mcp oauth agent recording policy prompts session llm proc base)
 # eval has its own binary (ava-eval); ava and ava-backend never link it.
 set(AVA_ALLOWED_eval recording agent session llm tool proc content base)
 set(AVA_ALLOWED_app cli server eval base)

@@ -7,8 +7,8 @@ _ava() {
     words=("${COMP_WORDS[@]}")
     cword=$COMP_CWORD
   }
-  local commands="session debug models auth backend service doctor machine mcp skill permissions settings memory automation analytics eval replay"
-  local options="-h --help -V --version --log-level --profile -p --print --model --provider --cwd --session -c --continue --max-steps --system-prompt --append-system-prompt --output-format --verbose --mcp-wait --no-mcp --permission-mode --allowed-tools --disallowed-tools --record --sandbox --serve --port --no-open"
+  local commands="chat session debug models auth backend service doctor machine mcp skill permissions settings memory automation analytics eval replay"
+  local options="-h --help -V --version --log-level --profile -p --print --model --provider --cwd --session -c --continue --max-steps --system-prompt --append-system-prompt --output-format --include-partial-messages --verbose --mcp-wait --no-mcp --permission-mode --allowed-tools --disallowed-tools --record --sandbox --serve --port --no-open"
   case $prev in
     --output-format) COMPREPLY=($(compgen -W "text json stream-json" -- "$cur")); return ;;
     --permission-mode) COMPREPLY=($(compgen -W "ask accept-edits plan auto" -- "$cur")); return ;;
@@ -27,7 +27,7 @@ _ava() {
   fi
   local sub=
   case ${words[1]} in
-    session) sub="inspect" ;;
+    session) sub="list inspect" ;;
     debug) sub="stream" ;;
     auth) sub="login set-key logout status" ;;
     backend) sub="start stop status restart open" ;;
@@ -41,6 +41,10 @@ _ava() {
     analytics) sub="show rebuild" ;;
     eval) sub="diagnose replay benchmark compare" ;;
   esac
+  if [[ ${words[1]} == chat && $cur == -* ]]; then
+    COMPREPLY=($(compgen -W "--help --resume -r --model --provider --cwd --max-steps --system-prompt --append-system-prompt --mcp-wait --no-mcp --permission-mode --allowed-tools --disallowed-tools --sandbox" -- "$cur"))
+    return
+  fi
   if ((cword == 2)) && [[ -n $sub ]]; then
     COMPREPLY=($(compgen -W "$sub" -- "$cur"))
   elif [[ $cur == -* ]]; then

@@ -36,7 +36,8 @@ struct Subcommand {
   std::string_view name;
   void (*add)(CLI::App&, CliContext&);
 };
-constexpr std::array<Subcommand, 17> subcommands{{
+constexpr std::array<Subcommand, 18> subcommands{{
+    {"chat", add_chat_commands},
     {"session", add_session_commands},
     {"debug", add_debug_commands},
     {"models", add_models_commands},
@@ -112,6 +113,51 @@ int parse_failure(CLI::App& cli, const CLI::ParseError& error) {
   return exit_usage;
 }
 
+// `ava --help` in groups, with examples and the environment it reads.
+void arrange_help(CLI::App& cli) {
+  const std::array<std::pair<std::string_view, std::string_view>, 4> groups{{
+      {"-p --print --output-format --include-partial-messages --verbose --record", "Prompt (-p)"},
+      {"--model --provider --cwd --session -c --continue --max-steps --system-prompt "
+       "--append-system-prompt --mcp-wait --no-mcp --permission-mode --allowed-tools "
+       "--disallowed-tools --sandbox",
+       "Agent (-p, ava chat, -c)"},
+      {"--serve --port --no-open", "Server (bare ava, --serve)"},
+      {"--log-level --profile -V --version -h --help", "General"},
+  }};
+  for (auto* option : cli.get_options()) {
+    for (const auto& [names, group] : groups) {
+      std::string_view rest = names;
+      bool found = false;
+      while (!rest.empty() && !found) {
+        const auto end = rest.find(' ');
+        const auto word = rest.substr(0, end);
+        found = option->check_name(std::string(word));
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+      }
+      if (found) option->group(std::string(group));
+    }
+  }
+  cli.footer(R"(Examples:
+  ava chat                               talk to the agent in this terminal
+  ava -c                                 continue the latest conversation here
+  ava -p "fix the failing test" --output-format stream-json
+  ava                                    the web UI and API on 127.0.0.1
+  ava backend start                      the persistent backend (ava service install: at login)
+  ava doctor                             what works, what does not, and the fix
+
+Environment:
+  AVA_HOME            where settings, keys, sessions and logs live (default ~/.ava)
+  AVA_PROFILE         settings profile (as --profile)       AVA_LOG   log level (as --log-level)
+  AVA_PROVIDER, AVA_MODEL, AVA_API_KEY, AVA_BASE_URL     the provider, over settings.json
+  ANTHROPIC_API_KEY, OPENAI_API_KEY (and *_BASE_URL)     provider keys (ava auth stores them too)
+  AVA_MOCK_SCRIPT     the mock provider's script (--provider mock; tests and demos)
+  AVA_MCP_WAIT_MS     how long -p and chat wait for MCP servers (as --mcp-wait)
+  NO_COLOR            no colour in ava chat and the listings
+
+Exit codes: 0 done, 1 failed, 2 usage error, 3 backend not running (backend status),
+130 interrupted. docs/cli.md has the details.)");
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -141,6 +187,7 @@ int run_cli(int argc, char** argv) {
   add_prompt_options(cli, context);
   ServeFlags serve;
   add_serve_options(cli, serve);
+  if (help) arrange_help(cli);
 
   // Logging is set up before any subcommand callback runs.
   cli.parse_complete_callback([&] {

@@ -46,6 +46,9 @@ KeyOrigin key_origin(const llm::Settings& settings, const llm::ResolvedProvider&
     return {"environment", provider.key_variable};
   }
   if (settings.keys.contains(provider.name)) return {"auth.json", ""};
+  if (provider.kind == llm::ProviderKind::anthropic && set("ANTHROPIC_AUTH_TOKEN")) {
+    return {"environment", "ANTHROPIC_AUTH_TOKEN"};
+  }
   if (!needs_key(provider.kind)) return {"not needed", ""};
   return {"none", ""};
 }

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ava/ansi/render.hpp"
 #include "ava/doctor/doctor.hpp"
 #include "cli/commands.hpp"
 
@@ -51,7 +52,7 @@ Result<int> run(bool json, bool check_mcp) {
                             .dump(2)
                             .c_str());
   } else {
-    const bool colour = ::isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr;
+    const bool colour = ansi::colour_wanted(STDOUT_FILENO);
     for (const auto& finding : findings) {
       std::printf("%s  %-9s %s\n", mark(finding.level, colour), finding.area.c_str(),
                   finding.summary.c_str());

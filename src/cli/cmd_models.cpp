@@ -15,6 +15,7 @@
 
 #include "ava/base/home.hpp"
 #include "ava/llm/catalog.hpp"
+#include "ava/llm/factory.hpp"
 #include "ava/llm/model_list.hpp"
 #include "cli/commands.hpp"
 #include "cli/model_query.hpp"
@@ -102,9 +103,7 @@ std::string to_text(const std::vector<llm::ProviderModels>& listed, const llm::S
     }
   }
   if (!any_configured) {
-    out +=
-        "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run with "
-        "--provider mock\n";
+    out += std::string(llm::no_provider_message()) + "\n";
   }
   out += "\ncatalog:\n";
   for (const auto& info : llm::model_catalog()) {

@@ -79,6 +79,8 @@ void add_memory_commands(CLI::App& cli, CliContext& context);
 void add_settings_commands(CLI::App& cli, CliContext& context);
 // `ava skill list|enable|disable|reset` (cmd_skill.cpp).
 void add_skill_commands(CLI::App& cli, CliContext& context);
+// `ava chat [--resume [ID]]` (cmd_chat.cpp): a conversation at the terminal.
+void add_chat_commands(CLI::App& cli, CliContext& context);
 // `ava -p`: top-level options rather than a subcommand.
 void add_prompt_options(CLI::App& cli, CliContext& context);
 

@@ -11,12 +11,40 @@ using nlohmann::json;
 
 namespace {
 
+// Anthropic's (and so Claude Code's) names for the token counts.
 json usage_json(const llm::Usage& usage) {
-  return {{"inputTokens", usage.input_tokens},
-          {"outputTokens", usage.output_tokens},
-          {"cacheReadTokens", usage.cache_read_tokens},
-          {"cacheWriteTokens", usage.cache_write_tokens},
-          {"reasoningTokens", usage.reasoning_tokens}};
+  return {{"input_tokens", usage.input_tokens},
+          {"output_tokens", usage.output_tokens},
+          {"cache_read_input_tokens", usage.cache_read_tokens},
+          {"cache_creation_input_tokens", usage.cache_write_tokens},
+          {"reasoning_tokens", usage.reasoning_tokens}};
+}
+
+// Claude Code's result subtypes; `outcome` keeps Ava's finer word.
+std::string_view subtype_of(std::string_view outcome, bool is_error) {
+  if (!is_error) return "success";
+  if (outcome == "max_steps") return "error_max_turns";
+  return "error_during_execution";
+}
+
+// A streamed delta as a stream_event's "event"; nullopt for what the
+// durable events carry anyway (complete calls, usage, the stop).
+std::optional<json> delta_json(const llm::StreamEvent& event) {
+  if (const auto* text = std::get_if<llm::TextDelta>(&event)) {
+    return json{{"type", "text_delta"}, {"text", text->text}};
+  }
+  if (const auto* thinking = std::get_if<llm::ThinkingDelta>(&event)) {
+    return json{{"type", "thinking_delta"}, {"text", thinking->text}};
+  }
+  if (const auto* start = std::get_if<llm::ToolCallStart>(&event)) {
+    return json{{"type", "tool_call_start"}, {"call_id", start->id}, {"name", start->name}};
+  }
+  if (const auto* delta = std::get_if<llm::ToolCallDelta>(&event)) {
+    return json{{"type", "tool_call_delta"},
+                {"call_id", delta->id},
+                {"arguments_fragment", delta->arguments_fragment}};
+  }
+  return std::nullopt;
 }
 
 // Only the message is printed; the code keeps what kind of end it was.
@@ -41,13 +69,16 @@ void PromptOutput::init(const agent::Agent& agent, const std::vector<std::string
   if (format_ != OutputFormat::stream_json) return;
   const auto status = agent.status();
   std::lock_guard lock(mutex_);
-  line({{"type", "init"},
-        {"sessionId", status.session_id},
+  session_id_ = status.session_id;
+  line({{"type", "system"},
+        {"subtype", "init"},
+        {"schema_version", headless_schema_version},
+        {"session_id", status.session_id},
         {"log", agent.log_path().string()},
         {"provider", status.provider},
         {"model", status.model},
         {"tools", tools},
-        {"permissionMode", status.permission_mode},
+        {"permission_mode", status.permission_mode},
         {"sandbox", status.sandbox}});
 }
 
@@ -95,8 +126,8 @@ void PromptOutput::note_refusal(const session::ToolResult& result) {
     const auto it = permission->find(key);
     return it != permission->end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  json refusal{{"callId", result.call_id},
-               {"toolName", result.tool_name},
+  json refusal{{"tool_use_id", result.call_id},
+               {"tool_name", result.tool_name},
                {"verdict", text("verdict")},
                {"reason", text("reason")}};
   if (const std::string rule = text("rule"); !rule.empty()) refusal["rule"] = rule;
@@ -112,6 +143,19 @@ void PromptOutput::note_refusal(const session::ToolResult& result) {
 }
 
 void PromptOutput::on_live(const agent::LiveEvent& event) {
+  if (partial_messages_ && format_ == OutputFormat::stream_json) {
+    if (const auto* progress = std::get_if<agent::StreamProgress>(&event)) {
+      if (auto delta = delta_json(progress->event)) {
+        std::lock_guard lock(mutex_);
+        line({{"type", "stream_event"},
+              {"session_id", session_id_},
+              {"turn_id", progress->turn_id},
+              {"step", progress->step},
+              {"event", std::move(*delta)}});
+      }
+      return;
+    }
+  }
   if (!verbose_) return;
   const auto* activity = std::get_if<agent::ToolActivity>(&event);
   if (!activity || activity->finished) return;
@@ -151,21 +195,24 @@ Result<int> PromptOutput::finish(const agent::Agent& agent, const llm::ModelInfo
       if (last_text_.back() != '\n') std::fputc('\n', stdout);
     }
   } else {
+    const bool is_error = exit_code != 0;
     line({{"type", "result"},
+          {"subtype", subtype_of(outcome, is_error)},
+          {"schema_version", headless_schema_version},
           {"outcome", outcome},
-          {"isError", exit_code != 0},
+          {"is_error", is_error},
           {"result", last_text_},
-          {"error", exit_code == 0 ? json() : json(message)},
-          {"sessionId", status.session_id},
+          {"error", is_error ? json(message) : json()},
+          {"session_id", status.session_id},
           {"log", agent.log_path().string()},
-          {"turnId", turn_id_},
-          {"steps", steps_},
-          {"durationMs", duration_ms},
+          {"turn_id", turn_id_},
+          {"num_turns", steps_},
+          {"duration_ms", duration_ms},
           {"usage", usage_json(usage_)},
-          {"permissionMode", status.permission_mode},
+          {"total_cost_usd", model.known ? json(cost) : json()},
+          {"permission_mode", status.permission_mode},
           {"sandbox", status.sandbox},
-          {"permissionDenials", refusals_},
-          {"costUsd", model.known ? json(cost) : json()}});
+          {"permission_denials", refusals_}});
   }
   std::fflush(stdout);
   if (exit_code == 1 && !turn_end_ && blocked_) {

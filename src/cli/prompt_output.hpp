@@ -16,16 +16,24 @@ enum class OutputFormat { text, json, stream_json };
 
 // What `ava -p` prints: in text mode the final answer; in json mode one
 // result object; in stream-json mode one JSON object per line (an init line,
-// every durable session event as the log stores it, then the result), so
-// scripts can follow a run as it happens.
+// every durable session event as the log stores it, with
+// --include-partial-messages the text as it streams, then the result), so
+// scripts can follow a run as it happens. The schema is versioned
+// (schema_version, docs/schema/headless-v1.json) and snake_case throughout,
+// with Claude Code's names where it has one (session_id, total_cost_usd,
+// is_error, num_turns, permission_denials).
+inline constexpr int headless_schema_version = 1;
+
 class PromptOutput {
  public:
-  PromptOutput(OutputFormat format, bool verbose) : format_(format), verbose_(verbose) {}
+  PromptOutput(OutputFormat format, bool verbose, bool partial_messages = false)
+      : format_(format), verbose_(verbose), partial_messages_(partial_messages) {}
 
   void init(const agent::Agent& agent, const std::vector<std::string>& tools);
   // Durable events, from the log's writing thread.
   void on_event(const session::Event& event);
-  // Live progress (tool activity for --verbose), from the driver.
+  // Live progress (tool activity for --verbose, stream deltas for
+  // --include-partial-messages), from the driver.
   void on_live(const agent::LiveEvent& event);
   // Prints the outcome and returns the exit code: 0, or 130 when aborted.
   // A turn that failed is an Error naming how it ended, for cli::finish().
@@ -38,6 +46,8 @@ class PromptOutput {
 
   OutputFormat format_;
   bool verbose_;
+  bool partial_messages_;
+  std::string session_id_;
   std::mutex mutex_;
   std::string last_text_;
   std::optional<session::TurnEnded> turn_end_;

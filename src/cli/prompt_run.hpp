@@ -24,6 +24,7 @@ struct PromptFlags {
   std::string append_system_prompt;
   std::string output_format = "text";
   bool verbose = false;
+  bool include_partial_messages = false;  // stream-json: the text as it streams
   int mcp_wait_ms = 5000;
   bool no_mcp = false;
   std::string permission_mode;
@@ -40,5 +41,9 @@ struct PromptFlags {
 
 // One prompt, one agent in this process, its outcome printed as -p does.
 Result<int> run_prompt(const PromptFlags& flags);
+
+// A conversation at the terminal (`ava chat`, and `ava -c` or `ava
+// --session ID` without -p) with the same agent options.
+Result<int> run_chat(const PromptFlags& flags);
 
 }  // namespace ava::cli

@@ -1,6 +1,7 @@
 #include "cli/session_paths.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <vector>
 
@@ -16,16 +17,42 @@ constexpr std::string_view log_suffix = ".jsonl.zst";
 constexpr std::size_t head_bytes = std::size_t{256} * 1024;  // holds the first frame of any log
 constexpr std::size_t max_candidates = 500;
 
-// The cwd a log's session started in, from its first frame only.
-std::string started_in(const fs::path& log) {
-  std::ifstream in(log, std::ios::binary);
-  std::string head(head_bytes, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  auto scan = session::scan_log(head);
-  if (!scan || scan->events.empty()) return {};
-  const auto* start = std::get_if<session::SessionStarted>(&scan->events.front().body);
-  return start ? start->cwd : std::string();
+// The events of a log's first frames: its session_started, and usually its
+// first input. A short read first; a larger one when the first frame is big.
+std::vector<session::Event> head_events(const fs::path& log) {
+  for (const std::size_t bytes : {std::size_t{16} * 1024, head_bytes}) {
+    std::ifstream in(log, std::ios::binary);
+    std::string head(bytes, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    auto scan = session::scan_log(head);
+    if (scan && !scan->events.empty()) return std::move(scan->events);
+    if (head.size() < bytes) break;  // the whole file was read
+  }
+  return {};
+}
+
+const session::SessionStarted* started(const std::vector<session::Event>& events) {
+  if (events.empty()) return nullptr;
+  return std::get_if<session::SessionStarted>(&events.front().body);
+}
+
+// The logs of the sessions folder, most recently written first.
+std::vector<std::pair<fs::file_time_type, fs::path>> logs_by_age(const base::Home& home) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> logs;
+  for (const auto& entry : fs::directory_iterator(home.sessions(), ec)) {
+    const auto name = entry.path().filename().string();
+    if (!name.ends_with(log_suffix)) continue;
+    logs.emplace_back(entry.last_write_time(ec), entry.path());
+  }
+  std::ranges::sort(logs, std::greater<>{});
+  return logs;
+}
+
+std::int64_t unix_ms(fs::file_time_type time) {
+  const auto system = std::chrono::file_clock::to_sys(time);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(system.time_since_epoch()).count();
 }
 
 }  // namespace
@@ -43,18 +70,44 @@ Result<fs::path> resolve_session(const base::Home& home, const std::string& arg)
 
 Result<fs::path> latest_session_for(const base::Home& home, const fs::path& cwd) {
   std::error_code ec;
-  std::vector<std::pair<fs::file_time_type, fs::path>> logs;
-  for (const auto& entry : fs::directory_iterator(home.sessions(), ec)) {
-    const auto name = entry.path().filename().string();
-    if (!name.ends_with(log_suffix)) continue;
-    logs.emplace_back(entry.last_write_time(ec), entry.path());
-  }
-  std::ranges::sort(logs, std::greater<>{});
   const auto wanted = fs::weakly_canonical(cwd, ec).string();
+  const auto logs = logs_by_age(home);
   for (std::size_t i = 0; i < logs.size() && i < max_candidates; ++i) {
-    if (started_in(logs[i].second) == wanted) return logs[i].second;
+    const auto events = head_events(logs[i].second);
+    const auto* start = started(events);
+    // A subagent's log is part of its parent's conversation, not one to continue.
+    if (start && start->cwd == wanted && start->parent_session_id.empty()) return logs[i].second;
   }
   return fail(ErrorCode::not_found, "no earlier session in " + wanted + " to continue");
+}
+
+std::vector<SessionSummary> list_sessions(const base::Home& home, const fs::path& cwd,
+                                          std::size_t limit) {
+  std::error_code ec;
+  const auto wanted = cwd.empty() ? std::string() : fs::weakly_canonical(cwd, ec).string();
+  std::vector<SessionSummary> found;
+  for (const auto& [time, log] : logs_by_age(home)) {
+    if (found.size() >= limit) break;
+    const auto events = head_events(log);
+    const auto* start = started(events);
+    if (!start || !start->parent_session_id.empty()) continue;
+    if (!wanted.empty() && start->cwd != wanted) continue;
+    SessionSummary summary{.id = start->session_id,
+                           .log = log,
+                           .modified_ms = unix_ms(time),
+                           .cwd = start->cwd,
+                           .provider = start->provider,
+                           .model = start->model,
+                           .first_input = {}};
+    for (const auto& event : events) {
+      if (const auto* input = std::get_if<session::InputAcknowledged>(&event.body)) {
+        summary.first_input = input->text;
+        break;
+      }
+    }
+    found.push_back(std::move(summary));
+  }
+  return found;
 }
 
 bool in_home_sessions(const base::Home& home, const fs::path& log) {

@@ -1,5 +1,6 @@
 // The checks that ask other processes: every provider and local model server
 // lists its models, every enabled MCP server starts, all at once.
+#include <cctype>
 #include <exception>
 #include <optional>
 
@@ -14,6 +15,16 @@
 
 namespace ava::doctor {
 namespace {
+
+// A bearer token (ANTHROPIC_AUTH_TOKEN, resolve_provider) stands in for a key.
+bool has_bearer(const llm::ModelSource& source) {
+  for (const auto& header : source.headers) {
+    std::string name = header.name;
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == "authorization") return true;
+  }
+  return false;
+}
 
 namespace asio = boost::asio;
 
@@ -95,7 +106,9 @@ void check_network(const base::Home& home, const Options& options, std::vector<F
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const auto& source = sources[i];
     if (!source.error.empty()) continue;
-    if (source.configured && takes_key(source.kind) && source.api_key.empty()) continue;
+    if (source.configured && takes_key(source.kind) && source.api_key.empty() &&
+        !has_bearer(source))
+      continue;
     asio::co_spawn(
         io, llm::query_models(io.get_executor(), source, llm::listing_options(source, *settings)),
         [&listed, i](const std::exception_ptr& failure, llm::ProviderModels models) {
@@ -141,7 +154,7 @@ void check_network(const base::Home& home, const Options& options, std::vector<F
         out.push_back({"provider", Level::fail,
                        fmt::format("{}: {}", source.provider, source.error),
                        "correct its entry in settings.json"});
-      } else if (takes_key(source.kind) && source.api_key.empty()) {
+      } else if (takes_key(source.kind) && source.api_key.empty() && !has_bearer(source)) {
         out.push_back({"provider", source.in_use ? Level::fail : Level::warn,
                        fmt::format("{} has no key", source.provider), key_fix(source, *settings)});
       } else if (listed[i]) {

@@ -158,15 +158,16 @@ void run_agent(const Frozen& frozen, const fs::path& trial, json& line) {
   }
   if (result) {
     completion["outcome"] = result->value("outcome", "error");
-    completion["steps"] = result->value("steps", 0);
+    completion["steps"] = result->value("num_turns", 0);
     if (const auto error = base::json_field<std::string>(*result, "error"))
       completion["error"] = *error;
     const json usage = result->value("usage", json::object());
-    line["resources"]["inputTokens"] = usage.value("inputTokens", 0);
-    line["resources"]["outputTokens"] = usage.value("outputTokens", 0);
-    line["resources"]["cacheReadTokens"] = usage.value("cacheReadTokens", 0);
-    line["resources"]["cacheWriteTokens"] = usage.value("cacheWriteTokens", 0);
-    line["resources"]["costUsd"] = result->value("costUsd", json());
+    // -p's headless schema (docs/cli.md) in, the benchmark's own out.
+    line["resources"]["inputTokens"] = usage.value("input_tokens", 0);
+    line["resources"]["outputTokens"] = usage.value("output_tokens", 0);
+    line["resources"]["cacheReadTokens"] = usage.value("cache_read_input_tokens", 0);
+    line["resources"]["cacheWriteTokens"] = usage.value("cache_creation_input_tokens", 0);
+    line["resources"]["costUsd"] = result->value("total_cost_usd", json());
     const std::string log = result->value("log", "");
     line["sessionLog"] = log;
     if (completion["outcome"] == "error") {

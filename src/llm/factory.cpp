@@ -1,5 +1,7 @@
 #include "ava/llm/factory.hpp"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "ava/llm/http_provider.hpp"
@@ -19,6 +21,11 @@ std::string env_value(const Settings& settings, const char* name) {
 // one is reported now rather than as a 401 on the first turn. Other servers
 // (local ones, gateways) decide for themselves.
 bool needs_key(const ResolvedProvider& provider) {
+  for (const auto& header : provider.headers) {
+    std::string name = header.name;
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == "authorization") return false;  // a bearer token instead of a key
+  }
   auto url = transport::Url::parse(provider.base_url);
   return url && (url->host == "api.anthropic.com" || url->host == "api.openai.com");
 }
@@ -60,13 +67,18 @@ std::string choose_model(const Settings& settings, const ProviderChoice& choice,
   return provider.model;
 }
 
+std::string_view no_provider_message() {
+  return "no model provider configured: `ava auth login` saves a key (or set ANTHROPIC_API_KEY or "
+         "OPENAI_API_KEY); a local model server works too: start Ollama, LM Studio or llama.cpp "
+         "and pass --provider ollama|lmstudio|llamacpp (`ava models` lists what they serve); "
+         "--provider mock answers offline";
+}
+
 Result<SelectedProvider> make_provider(boost::asio::any_io_executor executor,
                                        const Settings& settings, const ProviderChoice& choice) {
   std::string name = choice.provider.empty() ? default_provider_name(settings) : choice.provider;
   if (name.empty()) {
-    return fail(ErrorCode::not_found,
-                "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run "
-                "with --provider mock");
+    return fail(ErrorCode::not_found, std::string(no_provider_message()));
   }
   AVA_TRY(auto resolved, resolve_provider(settings, name, true));
 

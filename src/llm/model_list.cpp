@@ -14,6 +14,8 @@
 #include "ava/transport/proxy.hpp"
 #include "ava/transport/url.hpp"
 
+#include "ollama_host.hpp"
+
 namespace ava::llm {
 
 namespace asio = boost::asio;
@@ -46,7 +48,14 @@ Result<std::vector<LocalProbe>> local_probes(const base::EnvLookup& env) {
   std::vector<LocalProbe> probes;
   if (setting == "0" || setting == "off") return probes;
   if (setting.empty() || setting == "1") {
-    for (auto kind : local_kinds) probes.push_back({kind, default_base_url(kind)});
+    for (auto kind : local_kinds) {
+      // Ollama where OLLAMA_HOST says it listens.
+      std::string base = kind == ProviderKind::ollama
+                             ? ollama_base_url(env_value(env, "OLLAMA_HOST"))
+                             : std::string();
+      if (base.empty() || !transport::Url::parse(base)) base = std::string(default_base_url(kind));
+      probes.push_back({kind, std::move(base)});
+    }
     return probes;
   }
   std::size_t at = 0;
@@ -85,7 +94,7 @@ std::vector<ModelSource> model_sources(const Settings& settings,
     } else if (name == "anthropic" || name == "openai") {
       // Cloud providers are listed when a key makes them usable.
       auto resolved = resolve_provider(settings, name, false);
-      if (resolved && !resolved->api_key.empty()) add(name);
+      if (resolved && (!resolved->api_key.empty() || !resolved->headers.empty())) add(name);
     }
   }
   std::vector<ModelSource> sources;

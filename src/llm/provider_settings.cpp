@@ -7,6 +7,7 @@
 #include "ava/llm/catalog.hpp"
 #include "ava/llm/settings.hpp"
 #include "ava/transport/url.hpp"
+#include "ollama_host.hpp"
 
 namespace ava::llm {
 
@@ -38,10 +39,39 @@ bool has_saved_key(const Settings& settings, std::string_view provider) {
 
 }  // namespace
 
+std::string ollama_base_url(std::string_view host) {
+  while (!host.empty() && (host.back() == '/' || host.back() == ' ')) host.remove_suffix(1);
+  while (!host.empty() && host.front() == ' ') host.remove_prefix(1);
+  if (host.empty()) return {};
+  std::string scheme = "http://";
+  if (const auto at = host.find("://"); at != std::string_view::npos) {
+    scheme = std::string(host.substr(0, at + 3));
+    host.remove_prefix(at + 3);
+  }
+  std::string address(host);
+  // "[::1]:11434", "[::1]", "host:port", "host"
+  const bool bracketed = address.starts_with('[');
+  const auto close = address.find(']');
+  const auto colon = address.rfind(':');
+  const bool has_port =
+      bracketed
+          ? (close != std::string::npos && colon != std::string::npos && colon > close)
+          : (colon != std::string::npos && address.find(':') == colon);  // one colon: host:port
+  std::string name = has_port ? address.substr(0, colon) : address;
+  const std::string port = has_port ? address.substr(colon + 1) : std::string("11434");
+  if (name.empty() || name == "0.0.0.0") name = "127.0.0.1";
+  if (name == "[::]") name = "[::1]";
+  if (name == "::") name = "::1";
+  if (!bracketed && name.find(':') != std::string::npos) name = "[" + name + "]";  // bare IPv6
+  return scheme + name + ":" + port + "/v1";
+}
+
 std::string default_provider_name(const Settings& settings) {
   if (auto chosen = env_value(settings, "AVA_PROVIDER"); !chosen.empty()) return chosen;
   if (!settings.provider.empty()) return settings.provider;
   if (!env_value(settings, "ANTHROPIC_API_KEY").empty()) return "anthropic";
+  // Claude Code's bearer token (a gateway's, or an OAuth access token).
+  if (!env_value(settings, "ANTHROPIC_AUTH_TOKEN").empty()) return "anthropic";
   if (!env_value(settings, "OPENAI_API_KEY").empty()) return "openai";
   if (has_saved_key(settings, "anthropic")) return "anthropic";
   if (has_saved_key(settings, "openai")) return "openai";
@@ -77,6 +107,9 @@ Result<ResolvedProvider> resolve_provider(const Settings& settings, std::string_
   };
   if (in_use) take(env_value(settings, "AVA_BASE_URL"), "AVA_BASE_URL");
   if (vendor) take(env_value(settings, vendor->base_url), vendor->base_url);
+  if (out.kind == ProviderKind::ollama && out.builtin) {
+    take(ollama_base_url(env_value(settings, "OLLAMA_HOST")), "OLLAMA_HOST");
+  }
   if (entry != nullptr) take(entry->base_url, fmt::format("providers.{}.baseUrl", name));
   take(default_base_url(out.kind), "the default");
   if (!out.base_url.empty()) {
@@ -101,6 +134,13 @@ Result<ResolvedProvider> resolve_provider(const Settings& settings, std::string_
   }
 
   if (entry != nullptr) out.headers = entry->headers;
+  // No key but ANTHROPIC_AUTH_TOKEN: sent as a bearer token instead of
+  // x-api-key, as Claude Code does.
+  if (out.api_key.empty() && out.kind == ProviderKind::anthropic && out.builtin) {
+    if (auto token = env_value(settings, "ANTHROPIC_AUTH_TOKEN"); !token.empty()) {
+      out.headers.push_back({"authorization", "Bearer " + token});
+    }
+  }
   out.model = entry != nullptr && !entry->model.empty() ? entry->model
                                                         : std::string(default_model(out.kind));
   if (in_use) out.mock_script = env_value(settings, "AVA_MOCK_SCRIPT");

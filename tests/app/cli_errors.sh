@@ -28,9 +28,21 @@ expect 2 "ava: --max-steps: Value 0 not in range 1 to 100000" -p hi --max-steps 
 expect 2 "ava: " mcp --bogus
 # A prompt without -p is still that, not a typo: the message says -p.
 expect 2 "a prompt needs -p" fix the login bug
+# Flags where they do nothing are refused, not ignored.
+expect 2 "ava: --output-format: applies to -p only" --output-format json
+expect 2 "ava: --verbose: applies to -p only" -c --verbose
+expect 2 "ava: --model: applies to -p, ava chat and ava -c" --model x
+expect 2 "ava: --port: does not apply to -p" -p hi --port 5
+expect 2 "ava: --include-partial-messages: applies to --output-format stream-json only" \
+  -p hi --include-partial-messages
 # No stray CLI11 exit codes (105-109) and no unprefixed lines.
 if grep -qv "^ava: \|^Run 'ava --help'" "$work/err"; then fail "unprefixed: $(cat "$work/err")"; fi
 
 "$ava" --version | grep -q "^ava " || fail "--version"
-"$ava" --help > /dev/null || fail "--help exits 0"
+"$ava" --help > "$work/help" || fail "--help exits 0"
+# Help in groups, with examples, the environment and the exit codes.
+for section in "Prompt (-p):" "Agent (-p, ava chat, -c):" "Server (bare ava, --serve):" \
+               "Examples:" "Environment:" "Exit codes:" "chat"; do
+  grep -qF -- "$section" "$work/help" || fail "--help lacks '$section'"
+done
 echo "cli errors: ok"

@@ -102,7 +102,7 @@ export ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL="$base_url"
 prompt="tool: mcp__fs__read_text_file {\"path\": \"$work/project/notes.txt\"}"
 "$ava" -p "$prompt" --provider anthropic --cwd "$work/project" --output-format stream-json \
   > "$work/stream.jsonl" 2> "$work/prompt.err" || fail "ava -p"
-head -n1 "$work/stream.jsonl" | jq -e '.type == "init" and (.tools | index("mcp__fs__read_text_file")) and (.tools | index("bash"))' \
+head -n1 "$work/stream.jsonl" | jq -e '.type == "system" and .subtype == "init" and .schema_version == 1 and (.tools | index("mcp__fs__read_text_file")) and (.tools | index("bash"))' \
   > /dev/null || fail "init tools"
 jq -se '[.[] | select(.type == "tool_result")] | map(.tool_name + ":" + .status) == ["mcp__fs__read_text_file:ok"]' \
   "$work/stream.jsonl" > /dev/null || fail "tool result"

@@ -27,7 +27,7 @@ jq -e '.notes | length == 1 and .[0].name == "style" and .[0].scope == "user"' <
 
 "$ava" memory dream --provider mock --output-format stream-json > "$work/dream.jsonl"
 init=$(head -n1 "$work/dream.jsonl")
-jq -e '.permissionMode == "plan" and (.tools | sort) == ["memory", "read"]' <<<"$init" > /dev/null \
+jq -e '.permission_mode == "plan" and (.tools | sort) == ["memory", "read"]' <<<"$init" > /dev/null \
   || fail "dream run: $init"
 input=$(jq -rs '[.[] | select(.type == "input")][0].text' "$work/dream.jsonl")
 [[ "$input" == "Memory consolidation (ava memory dream): 2 recent sessions"* ]] || fail "input: $input"
@@ -38,7 +38,7 @@ input=$(jq -rs '[.[] | select(.type == "input")][0].text' "$work/dream.jsonl")
 
 # A second dream does not learn from the first; --apply runs in auto.
 "$ava" memory dream --provider mock --apply --sessions 3 --output-format stream-json > "$work/again.jsonl"
-jq -e '.permissionMode == "auto"' <<<"$(head -n1 "$work/again.jsonl")" > /dev/null || fail "apply mode"
+jq -e '.permission_mode == "auto"' <<<"$(head -n1 "$work/again.jsonl")" > /dev/null || fail "apply mode"
 input=$(jq -rs '[.[] | select(.type == "input")][0].text' "$work/again.jsonl")
 [[ "$input" == *"dream --apply): 2 recent sessions"* ]] || fail "earlier dream learned from: $input"
 set +e

@@ -17,14 +17,14 @@ set +e
 message=$("$ava" -p "hello" 2>&1 >/dev/null); code=$?
 set -e
 [ "$code" = 2 ] || fail "no provider: exit $code"
-[[ "$message" == *"set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run with --provider mock"* ]] \
+[[ "$message" == *"ava auth login"*"a local model server works too"*"--provider mock answers offline"* ]] \
   || fail "no provider message: $message"
 
 # 2. --continue finds the session started here; the mock echoes.
 "$ava" -p "first" --provider mock --output-format json > "$work/first.json"
-session=$(jq -r .sessionId "$work/first.json")
+session=$(jq -r .session_id "$work/first.json")
 "$ava" -p "second" --provider mock -c --output-format json > "$work/second.json"
-[ "$(jq -r .sessionId "$work/second.json")" = "$session" ] || fail "--continue picked another session"
+[ "$(jq -r .session_id "$work/second.json")" = "$session" ] || fail "--continue picked another session"
 [ "$(jq -r .result "$work/second.json")" = 'mock: you said "second"' ] || fail "continue answer"
 
 # 3. A session in a home an Ava server owns is refused, naming the owner.
@@ -79,6 +79,6 @@ set -e
 help=$("$ava" -p "/help" --provider mock) || fail "/help failed"
 [[ "$help" == *"/compact [focus]"*"/hello"* ]] || fail "/help: $help"
 "$ava" -p "/cost" --provider mock --output-format json > "$work/cost.json"
-jq -e '.outcome == "command" and .isError == false and .result == "No tokens used yet."' \
+jq -e '.outcome == "command" and .is_error == false and .result == "No tokens used yet."' \
   "$work/cost.json" > /dev/null || fail "/cost: $(cat "$work/cost.json")"
 echo ok

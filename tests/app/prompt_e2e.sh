@@ -41,8 +41,8 @@ result=$(tail -n1 "$work/stream.jsonl")
 [ "$(jq -r .type <<< "$result")" = result ] || fail "no result line"
 [ "$(jq -r .outcome <<< "$result")" = completed ] || fail "outcome"
 [ "$(jq -r .result <<< "$result")" = "Changed the greeting to say hello to Ava." ] || fail "answer"
-[ "$(jq -r .steps <<< "$result")" = 3 ] || fail "steps"
-[ "$(jq -r .usage.outputTokens <<< "$result")" = 62 ] || fail "usage"
+[ "$(jq -r .num_turns <<< "$result")" = 3 ] || fail "steps"
+[ "$(jq -r .usage.output_tokens <<< "$result")" = 62 ] || fail "usage"
 
 log=$(jq -r .log <<< "$result")
 "$ava" session inspect --json "$log" > "$work/inspect.json"

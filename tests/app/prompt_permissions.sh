@@ -49,7 +49,7 @@ landlock=$("$ava" permissions --json | jq -r '.sandbox.landlockAbi // 0')
 if [ "$landlock" -gt 0 ]; then
   out=$(run "$(bash_call "touch inside.txt")")
   [ -e inside.txt ] || fail "default: a write in the project was refused: $out"
-  [ "$(jq -r .permissionMode <<<"$out")" = auto ] || fail "default mode: $out"
+  [ "$(jq -r .permission_mode <<<"$out")" = auto ] || fail "default mode: $out"
   [ "$(jq -r .sandbox <<<"$out")" = workspace-write ] || fail "default sandbox: $out"
   out=$(run "$(bash_call "touch '$outside/elsewhere/x.txt'")")
   [ ! -e "$outside/elsewhere/x.txt" ] || fail "the sandbox let a write outside the project through"
@@ -59,7 +59,7 @@ if [ "$landlock" -gt 0 ]; then
           and (.content | tostring | test("sandbox"))' "$work/stream.jsonl" > /dev/null \
     || fail "the refused write does not say so: $(cat "$work/stream.jsonl")"
   out=$(run "$(bash_call "touch /tmp/ava-prompt-permissions-$$ && rm /tmp/ava-prompt-permissions-$$")")
-  [ "$(jq -r .permissionDenials <<<"$out")" = "[]" ] || fail "/tmp: $out"
+  [ "$(jq -r .permission_denials <<<"$out")" = "[]" ] || fail "/tmp: $out"
 
   # Network off: a loopback connection is refused inside, made with --sandbox
   # off in auto mode (which must be chosen: off alone means accept-edits).
@@ -75,7 +75,7 @@ while True: s.accept()' > "$work/port" &
     || fail "a connection left the sandbox: $(cat "$work/net.jsonl")"
   AVA_MOCK_SCRIPT="$(bash_call "exec 3<>/dev/tcp/127.0.0.1/$port && echo connected")" "$ava" -p go \
     --provider mock --sandbox off --output-format stream-json > "$work/net.jsonl" 2>/dev/null
-  jq -se '.[0].permissionMode == "accept-edits" and
+  jq -se '.[0].permission_mode == "accept-edits" and
           [.[] | select(.type == "tool_result")][0].details.permission.verdict == "ask"' \
     "$work/net.jsonl" > /dev/null || fail "--sandbox off alone: $(cat "$work/net.jsonl")"
   AVA_MOCK_SCRIPT="$(bash_call "exec 3<>/dev/tcp/127.0.0.1/$port && echo connected")" "$ava" -p go \
@@ -91,20 +91,20 @@ out=$(AVA_SANDBOX_MAX_ABI=0 run "$(call write '{"path": "edited.txt", "content":
 [ -e edited.txt ] || fail "no sandbox: an edit in the project was refused: $out"
 grep -q "^ava: no sandbox here" "$work/err" || fail "no notice: $(cat "$work/err")"
 [ "$(grep -c "no sandbox here" "$work/err")" = 1 ] || fail "the notice is not one line"
-[ "$(jq -r .permissionMode <<<"$out")" = accept-edits ] || fail "fallback mode: $out"
+[ "$(jq -r .permission_mode <<<"$out")" = accept-edits ] || fail "fallback mode: $out"
 out=$(AVA_SANDBOX_MAX_ABI=0 run "$(bash_call "touch refused.txt")")
 [ ! -e refused.txt ] || fail "no sandbox: the command ran unsandboxed"
-jq -e '.permissionDenials | length == 1 and .[0].toolName == "bash" and .[0].verdict == "ask"' \
+jq -e '.permission_denials | length == 1 and .[0].tool_name == "bash" and .[0].verdict == "ask"' \
   <<<"$out" > /dev/null || fail "refusal not listed: $out"
 [ "$(jq -r .outcome <<<"$out")" = completed ] || fail "a refusal failed the run: $out"
 
 # 3. --permission-mode plan refuses the edit; --disallowed-tools denies by rule.
 out=$(run "$(call write '{"path": "planned.txt", "content": "x"}')" --permission-mode plan)
 [ ! -e planned.txt ] || fail "plan mode wrote a file"
-jq -e '.permissionDenials[0].verdict == "deny"' <<<"$out" > /dev/null || fail "plan: $out"
+jq -e '.permission_denials[0].verdict == "deny"' <<<"$out" > /dev/null || fail "plan: $out"
 out=$(run "$(bash_call "touch denied.txt")" --disallowed-tools 'bash(touch:*)')
 [ ! -e denied.txt ] || fail "--disallowed-tools did not deny"
-jq -e '.permissionDenials[0].rule == "bash(touch:*)"' <<<"$out" > /dev/null || fail "deny rule: $out"
+jq -e '.permission_denials[0].rule == "bash(touch:*)"' <<<"$out" > /dev/null || fail "deny rule: $out"
 
 # 4. --allowed-tools lets a command run in ask mode (outside any sandbox);
 #    the text output names a refusal on stderr.
@@ -134,7 +134,7 @@ AVA_MOCK_SCRIPT="$(bash_call "touch hooked.txt")" "$ava" -p "my password is hunt
 set -e
 [ "$code" != 0 ] || fail "a blocked prompt exited 0"
 [ ! -e hooked.txt ] || fail "a blocked prompt still ran the model's call"
-jq -e '.outcome == "blocked" and .steps == 0' "$work/out" > /dev/null || fail "blocked: $(cat "$work/out")"
+jq -e '.outcome == "blocked" and .num_turns == 0' "$work/out" > /dev/null || fail "blocked: $(cat "$work/out")"
 grep -q "no passwords, please" "$work/err" || fail "blocked reason: $(cat "$work/err")"
 out=$(run "$(bash_call "touch hooked.txt")")
 [ "$(jq -r .outcome <<<"$out")" = completed ] || fail "a prompt the hook lets through: $out"

@@ -196,8 +196,9 @@ TEST_CASE("ava models with nothing configured says how to configure", "[models]"
   auto run = run_ava({"models"},
                      {{"AVA_HOME", (dir.path() / "home").string()}, {"AVA_LOCAL_PROBE", "0"}}, dir);
   REQUIRE(run.exit_code == 0);
-  CHECK_THAT(run.out, Catch::StartsWith("no model provider configured: set ANTHROPIC_API_KEY or "
-                                        "OPENAI_API_KEY, or run with --provider mock\n"));
+  CHECK_THAT(run.out, Catch::StartsWith("no model provider configured: `ava auth login` saves a "
+                                        "key"));
+  CHECK_THAT(run.out, Catch::Contains("--provider ollama|lmstudio|llamacpp"));
 }
 
 TEST_CASE("ava models refuses a malformed settings.json, naming it", "[models]") {

@@ -11,7 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "ava/llm/model_list.hpp"
 #include "ava/llm/settings.hpp"
+#include "llm/ollama_host.hpp"
 #include "support/fake_env.hpp"
 #include "support/temp_dir.hpp"
 
@@ -280,4 +282,46 @@ TEST_CASE("auth: malformed auth.json is reported without quoting the key and is 
   REQUIRE_FALSE(wrong_shape.has_value());
   CHECK_THAT(wrong_shape.error().message, Catch::Contains("\"apiKey\" string"));
   CHECK_THAT(wrong_shape.error().message, !Catch::Contains("sk-plain"));
+}
+
+TEST_CASE("settings: OLLAMA_HOST places Ollama as Ollama's own tools read it", "[settings]") {
+  CHECK(llm::ollama_base_url("") == "");
+  CHECK(llm::ollama_base_url("gpu-box") == "http://gpu-box:11434/v1");
+  CHECK(llm::ollama_base_url("gpu-box:8000") == "http://gpu-box:8000/v1");
+  CHECK(llm::ollama_base_url("https://ollama.example:443/") == "https://ollama.example:443/v1");
+  CHECK(llm::ollama_base_url("0.0.0.0") == "http://127.0.0.1:11434/v1");
+  CHECK(llm::ollama_base_url("0.0.0.0:9999") == "http://127.0.0.1:9999/v1");
+  CHECK(llm::ollama_base_url("[::1]:7000") == "http://[::1]:7000/v1");
+  CHECK(llm::ollama_base_url("::") == "http://[::1]:11434/v1");
+
+  TestHome test;
+  auto settings = test.load({{"OLLAMA_HOST", "10.0.0.5:11500"}});
+  CHECK(llm::resolve_provider(*settings, "ollama", true).value().base_url ==
+        "http://10.0.0.5:11500/v1");
+  // AVA_BASE_URL still wins for the provider in use; other providers ignore it.
+  settings = test.load({{"OLLAMA_HOST", "10.0.0.5"}, {"AVA_BASE_URL", "http://127.0.0.1:1/v1"}});
+  CHECK(llm::resolve_provider(*settings, "ollama", true).value().base_url ==
+        "http://127.0.0.1:1/v1");
+  CHECK(llm::resolve_provider(*settings, "lmstudio", false).value().base_url ==
+        "http://127.0.0.1:1234/v1");
+  // The local probe looks there too.
+  auto probes = llm::local_probes(fake_env({{"OLLAMA_HOST", "10.0.0.5"}})).value();
+  REQUIRE(!probes.empty());
+  CHECK(probes.front().base_url == "http://10.0.0.5:11434/v1");
+}
+
+TEST_CASE("settings: ANTHROPIC_AUTH_TOKEN is sent as a bearer token", "[settings]") {
+  TestHome test;
+  auto settings = test.load({{"ANTHROPIC_AUTH_TOKEN", "tok-123"}});
+  CHECK(llm::default_provider_name(*settings) == "anthropic");
+  auto resolved = llm::resolve_provider(*settings, "anthropic", true).value();
+  CHECK(resolved.api_key.empty());
+  REQUIRE(resolved.headers.size() == 1);
+  CHECK(resolved.headers[0].name == "authorization");
+  CHECK(resolved.headers[0].value == "Bearer tok-123");
+  // A key wins: no bearer header beside it.
+  settings = test.load({{"ANTHROPIC_AUTH_TOKEN", "tok-123"}, {"ANTHROPIC_API_KEY", "sk-a"}});
+  resolved = llm::resolve_provider(*settings, "anthropic", true).value();
+  CHECK(resolved.api_key.reveal() == "sk-a");
+  CHECK(resolved.headers.empty());
 }

@@ -7,7 +7,7 @@ ava=$1 completion=$2
 export AVA_HOME=$(mktemp -d)
 trap 'rm -rf "$AVA_HOME"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-subcommands() { "$@" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && /^  [a-z]/ {sub(/,$/, "", $1); print $1}'; }
+subcommands() { "$@" --help | sed -n '/^Subcommands:/,/^$/p' | awk 'NR > 1 && /^  [a-z]/ {sub(/,$/, "", $1); print $1}'; }
 
 # shellcheck source=/dev/null
 source "$completion"

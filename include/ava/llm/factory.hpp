@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -35,6 +36,10 @@ struct SelectedProvider {
 // name, a cloud provider without a key (naming the variable to set), a local
 // server without a model. Mock plays AVA_MOCK_SCRIPT or the configured
 // script, and without one answers in echo mode.
+// What to do when nothing is configured: a key, a local server, the mock.
+// One line, shown by make_provider's error and `ava models`.
+std::string_view no_provider_message();
+
 Result<SelectedProvider> make_provider(boost::asio::any_io_executor executor,
                                        const Settings& settings, const ProviderChoice& choice);
 
