@@ -42,7 +42,7 @@ _ava() {
     eval) sub="diagnose replay benchmark compare" ;;
   esac
   if [[ ${words[1]} == chat && $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "--help --resume -r --model --provider --cwd --max-steps --system-prompt --append-system-prompt --mcp-wait --no-mcp --permission-mode --allowed-tools --disallowed-tools --sandbox" -- "$cur"))
+    COMPREPLY=($(compgen -W "--help --resume -r --in-process --model --provider --cwd --max-steps --system-prompt --append-system-prompt --mcp-wait --no-mcp --permission-mode --allowed-tools --disallowed-tools --sandbox" -- "$cur"))
     return
   fi
   if ((cword == 2)) && [[ -n $sub ]]; then

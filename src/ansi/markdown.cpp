@@ -167,12 +167,14 @@ std::string MarkdownStream::render_line(std::string_view line) {
   return std::string(indent, ' ') + inline_markdown(rest, style_) + "\n";
 }
 
+// Lines are made safe whole, not chunk by chunk: a streamed chunk may end
+// inside a UTF-8 sequence, which the next one completes.
 std::string MarkdownStream::feed(std::string_view text) {
-  pending_ += sanitize(text);
+  pending_ += text;
   std::string out;
   std::size_t start = 0;
   for (auto end = pending_.find('\n'); end != std::string::npos; end = pending_.find('\n', start)) {
-    out += render_line(std::string_view(pending_).substr(start, end - start));
+    out += render_line(sanitize(std::string_view(pending_).substr(start, end - start)));
     start = end + 1;
   }
   pending_.erase(0, start);
@@ -181,7 +183,7 @@ std::string MarkdownStream::feed(std::string_view text) {
 
 std::string MarkdownStream::finish() {
   std::string out;
-  if (!pending_.empty()) out += render_line(pending_);
+  if (!pending_.empty()) out += render_line(sanitize(pending_));
   pending_.clear();
   if (in_code_ && style_.colour) out += paint("  ╰─", "2", style_) + "\n";
   in_code_ = false;

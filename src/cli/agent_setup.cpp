@@ -12,9 +12,12 @@
 #include "ava/capabilities/capabilities_store.hpp"
 #include "ava/capabilities/mcp_tool_source.hpp"
 #include "ava/capabilities/skill_availability.hpp"
+#include "ava/llm/catalog.hpp"
+#include "ava/llm/model_list.hpp"
 #include "ava/machine/ownership.hpp"
 #include "ava/proc/environment.hpp"
 #include "ava/server/providers.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/session_paths.hpp"
 
 namespace ava::cli {
@@ -60,7 +63,10 @@ std::shared_ptr<tool::ToolSource> local_tools(asio::io_context& io,
                                               const std::shared_ptr<capabilities::McpHub>& hub,
                                               const fs::path& cwd, const PromptFlags& flags) {
   if (flags.no_mcp) return nullptr;
-  run_until_done(io, hub->wait_listed(cwd, std::chrono::milliseconds(flags.mcp_wait_ms)));
+  {
+    ProgressLine progress("starting MCP servers");
+    run_until_done(io, hub->wait_listed(cwd, std::chrono::milliseconds(flags.mcp_wait_ms)));
+  }
   return capabilities::mcp_tool_source(
       hub, cwd, [](const std::string& note) { std::fprintf(stderr, "ava: %s\n", note.c_str()); });
 }
@@ -114,6 +120,54 @@ std::set<std::string> read_capabilities(const base::Home& home, const fs::path& 
   return capabilities::disabled_skills_for(*store, cwd);
 }
 
+// Nothing configured and no --provider: a local model server that is up
+// and serves a model is used, as a newcomer with Ollama or LM Studio
+// running expects (docs/providers.md), with its first model unless --model
+// names one. Said on stderr, since no setting chose it.
+struct DetectedServer {
+  agent::ModelChoice choice;
+  llm::ProviderKind kind = llm::ProviderKind::ollama;
+  std::string base_url;
+};
+
+std::optional<DetectedServer> detected_local_model(asio::io_context& io,
+                                                   const llm::Settings& settings,
+                                                   const PromptFlags& flags) {
+  if (!flags.provider.empty() || !llm::default_provider_name(settings).empty()) return {};
+  auto probes = llm::local_probes(settings.env);
+  if (!probes || probes->empty()) return {};
+  std::vector<std::optional<llm::ProviderModels>> answers(probes->size());
+  std::size_t pending = probes->size();
+  for (std::size_t i = 0; i < probes->size(); ++i) {
+    llm::ModelSource source{.provider = std::string(llm::to_string((*probes)[i].kind)),
+                            .kind = (*probes)[i].kind,
+                            .base_url = (*probes)[i].base_url,
+                            .configured = false};
+    auto options = llm::listing_options(source, settings);
+    asio::co_spawn(io, llm::query_models(io.get_executor(), std::move(source), options),
+                   [&answers, &pending, i](const std::exception_ptr&, llm::ProviderModels answer) {
+                     answers[i] = std::move(answer);
+                     --pending;
+                   });
+  }
+  // Other work on the context (MCP sessions reading) goes on meanwhile.
+  while (pending > 0 && io.run_one() > 0) {
+  }
+  io.restart();
+  for (const auto& answer : answers) {  // in probe order: Ollama, LM Studio, llama.cpp
+    if (!answer || !answer->reachable || answer->models.empty()) continue;
+    DetectedServer found{
+        .choice = {.provider = answer->source.provider,
+                   .model = flags.model.empty() ? answer->models.front() : flags.model},
+        .kind = answer->source.kind,
+        .base_url = answer->source.base_url};
+    std::fprintf(stderr, "ava: no provider is configured; using %s at %s with %s\n",
+                 found.choice.provider.c_str(), found.base_url.c_str(), found.choice.model.c_str());
+    return found;
+  }
+  return {};
+}
+
 tool::ToolRegistry only_tools(const std::vector<std::string>& names) {
   tool::ToolRegistry tools;
   for (const auto& name : names) {
@@ -126,6 +180,15 @@ tool::ToolRegistry only_tools(const std::vector<std::string>& names) {
 }
 
 }  // namespace
+
+Result<fs::path> working_folder(const PromptFlags& flags) {
+  std::error_code ec;
+  fs::path cwd = flags.cwd.empty() ? fs::current_path(ec) : fs::path(flags.cwd);
+  cwd = fs::weakly_canonical(fs::absolute(cwd, ec), ec);
+  if (!fs::is_directory(cwd, ec))
+    return fail(ErrorCode::not_found, "no such directory: " + cwd.string());
+  return cwd;
+}
 
 LocalAgent::~LocalAgent() {
   agent.reset();
@@ -157,12 +220,9 @@ std::expected<std::unique_ptr<LocalAgent>, SetupFailure> make_local_agent(
   local->settings = std::make_shared<const llm::Settings>(std::move(*loaded));
   proc::set_kept_variables(local->settings->child_environment_keep);
 
-  std::error_code ec;
-  fs::path cwd = flags.cwd.empty() ? fs::current_path(ec) : fs::path(flags.cwd);
-  cwd = fs::weakly_canonical(fs::absolute(cwd, ec), ec);
-  if (!fs::is_directory(cwd, ec)) {
-    return usage({ErrorCode::not_found, "no such directory: " + cwd.string()});
-  }
+  auto folder = working_folder(flags);
+  if (!folder) return usage(folder.error());
+  const fs::path cwd = *folder;
   local->cwd = cwd;
 
   auto permissions = local_permissions(flags, local->home, cwd, setup.permission_defaults);
@@ -183,9 +243,20 @@ std::expected<std::unique_ptr<LocalAgent>, SetupFailure> make_local_agent(
 
   agent::AgentOptions options;
   options.tool_source = local_tools(local->io, local->hub, cwd, flags);
+  options.model = {.provider = flags.provider, .model = flags.model};
+  if (!local->existing) {
+    if (auto found = detected_local_model(local->io, *local->settings, flags)) {
+      // Reached where it was found (a probe address may not be the default).
+      llm::Settings settings = *local->settings;
+      auto& entry = settings.providers[found->choice.provider];
+      entry.kind = found->kind;
+      entry.base_url = found->base_url;
+      local->settings = std::make_shared<const llm::Settings>(std::move(settings));
+      options.model = std::move(found->choice);
+    }
+  }
   options.provider_factory = server::make_provider_factory(
       local->io.get_executor(), [settings = local->settings] { return settings; });
-  options.model = {.provider = flags.provider, .model = flags.model};
   options.cwd = cwd;
   options.system_prompt = flags.system_prompt;
   options.append_system_prompt = flags.append_system_prompt;

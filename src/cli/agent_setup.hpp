@@ -54,6 +54,10 @@ struct SetupFailure {
 std::expected<std::unique_ptr<LocalAgent>, SetupFailure> make_local_agent(
     const PromptFlags& flags, const LocalAgentOptions& options);
 
+// The agent's folder: --cwd, else this one, made absolute and canonical;
+// not_found when it is no directory.
+Result<std::filesystem::path> working_folder(const PromptFlags& flags);
+
 // Runs the io context until `task` is done (other work on it, such as MCP
 // sessions reading, goes on meanwhile and after).
 void run_until_done(boost::asio::io_context& io, boost::asio::awaitable<void> task);

@@ -2,43 +2,21 @@
 
 #include "cli/chat_session.hpp"
 
-#include <pthread.h>
-
-#include <csignal>
 #include <future>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+
+#include "cli/signals_blocked.hpp"
 
 namespace ava::cli {
 namespace {
 
 namespace asio = boost::asio;
 
-// Signals belong to the terminal's thread (Ctrl-C must interrupt its read),
-// so every thread started while opening the agent has them blocked. Children
-// get a clean mask from proc's spawn.
-class SignalsBlocked {
- public:
-  SignalsBlocked() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    ::pthread_sigmask(SIG_BLOCK, &set, &previous_);
-  }
-  ~SignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
-  SignalsBlocked(const SignalsBlocked&) = delete;
-  SignalsBlocked& operator=(const SignalsBlocked&) = delete;
-
- private:
-  sigset_t previous_;
-};
-
 }  // namespace
 
-std::expected<std::unique_ptr<ChatSession>, SetupFailure> ChatSession::open(
+std::expected<std::unique_ptr<ChatBackend>, SetupFailure> ChatSession::open(
     const PromptFlags& flags) {
   SignalsBlocked blocked;
   auto local = make_local_agent(
@@ -47,10 +25,11 @@ std::expected<std::unique_ptr<ChatSession>, SetupFailure> ChatSession::open(
                                       .can_ask = true},
               .customize = {}});
   if (!local) return std::unexpected(std::move(local.error()));
-  return std::unique_ptr<ChatSession>(new ChatSession(std::move(*local)));
+  return std::unique_ptr<ChatBackend>(new ChatSession(std::move(*local), flags));
 }
 
-ChatSession::ChatSession(std::unique_ptr<LocalAgent> local) : local_(std::move(local)) {
+ChatSession::ChatSession(std::unique_ptr<LocalAgent> local, PromptFlags flags)
+    : local_(std::move(local)), flags_(std::move(flags)) {
   local_->agent->subscribe([this](const session::Event& event) { push(event); });
   local_->agent->subscribe_live([this](const agent::LiveEvent& event) {
     // Only what is shown: state changes are read from the events.
@@ -88,11 +67,12 @@ Result<void> ChatSession::send(const std::string& text) {
   AVA_TRY(auto receipt, local_->agent->followup(text));
   (void)receipt;
   (void)local_->agent->resume();  // a paused conversation given input runs
-  watch_turn();
+  watch_turn({});
   return {};
 }
 
-void ChatSession::watch_turn() {
+// In this process the agent itself says when it is idle again.
+void ChatSession::watch_turn(const std::string& /*turn_id*/) {
   asio::co_spawn(
       local_->io,
       [this]() -> asio::awaitable<void> {
@@ -100,6 +80,50 @@ void ChatSession::watch_turn() {
         push(TurnDone{});
       },
       asio::detached);
+}
+
+Result<void> ChatSession::abort() { return local_->agent->abort(); }
+
+Result<void> ChatSession::decide(const std::string& approval_id,
+                                 const agent::ApprovalAnswer& answer) {
+  return local_->agent->decide(approval_id, answer);
+}
+
+ChatBackend::Info ChatSession::info() {
+  const auto status = local_->agent->status();
+  return {.session_id = status.session_id,
+          .provider = status.provider,
+          .model = status.model,
+          .permission_mode = status.permission_mode,
+          .cwd = local_->cwd,
+          .existing = local_->existing,
+          .host = {}};
+}
+
+std::vector<session::ApprovalRequested> ChatSession::pending_approvals() {
+  return local_->agent->status().approvals;
+}
+
+// The last user text and the last answer in the model's context.
+ChatBackend::Recap ChatSession::recap() {
+  Recap recap;
+  for (const auto& message : local_->agent->next_request().messages) {
+    std::string text;
+    for (const auto& block : message.content) {
+      if (const auto* part = std::get_if<content::TextBlock>(&block)) text += part->text;
+    }
+    if (text.empty()) continue;
+    if (message.role == content::Role::user) recap.input = std::move(text);
+    if (message.role == content::Role::assistant) recap.answer = std::move(text);
+  }
+  return recap;
+}
+
+std::expected<std::unique_ptr<ChatBackend>, SetupFailure> ChatSession::start_new() {
+  PromptFlags fresh = flags_;
+  fresh.session.clear();
+  fresh.continue_latest = false;
+  return open(fresh);
 }
 
 std::optional<ChatSession::Item> ChatSession::next(std::chrono::milliseconds timeout) {

@@ -7,44 +7,39 @@
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <variant>
 
 #include <boost/asio/executor_work_guard.hpp>
 
 #include "cli/agent_setup.hpp"
+#include "cli/chat_backend.hpp"
 
 namespace ava::cli {
 
-// `ava chat`'s agent: run in this process on a thread of its own, so the
-// terminal's thread can block in the line editor. What the agent reports
-// (durable events, live progress, the end of a turn) is queued for the
-// terminal's thread, which alone prints.
-class ChatSession {
+// `ava chat`'s agent in this process, on a thread of its own so the
+// terminal's thread can block in the line editor.
+class ChatSession final : public ChatBackend {
  public:
-  struct TurnDone {};
-  using Item = std::variant<session::Event, agent::LiveEvent, TurnDone>;
-
-  static std::expected<std::unique_ptr<ChatSession>, SetupFailure> open(const PromptFlags& flags);
-  ~ChatSession();  // closes the agent (its log synced), then the MCP servers
+  static std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open(const PromptFlags& flags);
+  ~ChatSession() override;  // closes the agent (its log synced), then the MCP servers
   ChatSession(const ChatSession&) = delete;
   ChatSession& operator=(const ChatSession&) = delete;
 
-  agent::Agent& agent() { return *local_->agent; }
-  const LocalAgent& local() const { return *local_; }
-
-  // Sends the input; a TurnDone is queued once the agent is idle again.
-  Result<void> send(const std::string& text);
-  // Queues a TurnDone once the agent is idle (a resumed conversation may be
-  // waiting for an approval).
-  void watch_turn();
-  // The next item, or nullopt after `timeout`.
-  std::optional<Item> next(std::chrono::milliseconds timeout);
+  Info info() override;
+  Recap recap() override;
+  std::vector<session::ApprovalRequested> pending_approvals() override;
+  Result<void> send(const std::string& text) override;
+  void watch_turn(const std::string& turn_id) override;
+  Result<void> abort() override;
+  Result<void> decide(const std::string& approval_id, const agent::ApprovalAnswer& answer) override;
+  std::optional<Item> next(std::chrono::milliseconds timeout) override;
+  std::expected<std::unique_ptr<ChatBackend>, SetupFailure> start_new() override;
 
  private:
-  explicit ChatSession(std::unique_ptr<LocalAgent> local);
+  ChatSession(std::unique_ptr<LocalAgent> local, PromptFlags flags);
   void push(Item item);
 
   std::unique_ptr<LocalAgent> local_;
+  PromptFlags flags_;
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<Item> items_;

@@ -115,8 +115,8 @@ void ChatView::turn_begins() {
 void ChatView::stream_text(std::string_view delta) {
   if (!stream_) stream_.emplace(style());
   if (first_output_ms_ == 0) first_output_ms_ = base::unix_ms_now();
-  streamed_text_ = true;
-  print(stream_->feed(ansi::sanitize(delta)));
+  streamed_ += delta;
+  print(stream_->feed(delta));  // the stream makes each whole line safe
 }
 
 void ChatView::end_stream() {
@@ -205,16 +205,18 @@ void ChatView::on_event(const session::Event& event) {
   std::visit(
       overload{
           [&](const session::AssistantMessage& message) {
-            // A provider that did not stream: the text arrives whole.
-            if (!streamed_text_) {
-              for (const auto& block : message.content) {
-                if (const auto* text = std::get_if<content::TextBlock>(&block)) {
-                  stream_text(text->text);
-                }
-              }
+            // What the stream did not show: all of it from a provider that
+            // does not stream, the rest when the deltas came on another
+            // connection than the events (an attached chat) and lag behind.
+            std::string whole;
+            for (const auto& block : message.content) {
+              if (const auto* text = std::get_if<content::TextBlock>(&block)) whole += text->text;
+            }
+            if (whole.size() > streamed_.size() && whole.starts_with(streamed_)) {
+              stream_text(std::string_view(whole).substr(streamed_.size()));
             }
             end_stream();
-            streamed_text_ = false;
+            streamed_.clear();
             thinking_ = false;
           },
           [&](const session::ToolResult& result) { tool_line(result); },
@@ -269,31 +271,14 @@ std::string ChatView::approval_text(const session::ApprovalRequested& request) c
   return text;
 }
 
-void ChatView::recap(const llm::Request& context) {
-  const llm::Message* last_user = nullptr;
-  const llm::Message* last_answer = nullptr;
-  for (const auto& message : context.messages) {
-    const bool has_text = std::any_of(
-        message.content.begin(), message.content.end(),
-        [](const auto& block) { return std::holds_alternative<content::TextBlock>(block); });
-    if (!has_text) continue;
-    if (message.role == content::Role::user) last_user = &message;
-    if (message.role == content::Role::assistant) last_answer = &message;
-  }
-  auto text = [](const llm::Message& message) {
-    std::string all;
-    for (const auto& block : message.content) {
-      if (const auto* part = std::get_if<content::TextBlock>(&block)) all += part->text;
-    }
-    return all;
-  };
+void ChatView::recap(const ChatBackend::Recap& last) {
   const ansi::Style shown = style();
-  if (last_user != nullptr) {
-    print(ansi::paint("You: " + ansi::one_line(ansi::sanitize(text(*last_user)), shown.width - 6),
-                      "2", shown) +
+  if (!last.input.empty()) {
+    print(ansi::paint("You: " + ansi::one_line(ansi::sanitize(last.input), shown.width - 6), "2",
+                      shown) +
           "\n");
   }
-  if (last_answer != nullptr) print(ansi::markdown(ansi::sanitize(text(*last_answer)), shown));
+  if (!last.answer.empty()) print(ansi::markdown(ansi::sanitize(last.answer), shown));
 }
 
 }  // namespace ava::cli

@@ -8,6 +8,7 @@
 #include "ava/agent/agent.hpp"
 #include "ava/ansi/render.hpp"
 #include "ava/session/event.hpp"
+#include "cli/chat_backend.hpp"
 
 namespace ava::cli {
 
@@ -33,7 +34,7 @@ class ChatView {
   // Ends the streamed text (closes an open code block) and the status line.
   void settle();
   // A recap of a resumed conversation: its last exchange.
-  void recap(const llm::Request& context);
+  void recap(const ChatBackend::Recap& last);
   // Starts a turn's clock and usage line.
   void turn_begins();
 
@@ -53,7 +54,7 @@ class ChatView {
   bool status_line_;
   std::string status_shown_;
   std::optional<ansi::MarkdownStream> stream_;
-  bool streamed_text_ = false;  // this step's text was shown from the stream
+  std::string streamed_;  // this step's text shown from the stream so far
   bool thinking_ = false;
   std::map<std::string, std::string> labels_;  // call id -> "Running bash: make"
   llm::Usage turn_usage_;

@@ -10,6 +10,7 @@
 #include "ava/machine/backend.hpp"
 #include "ava/service/service.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress_line.hpp"
 
 namespace ava::cli {
 namespace {
@@ -18,7 +19,11 @@ namespace {
 constexpr CommandName command_name{};
 
 Result<int> start(const base::Home& home, int port) {
-  AVA_TRY(auto started, machine::start_backend(home, port));
+  auto started_or = [&] {
+    ProgressLine progress("starting the backend");
+    return machine::start_backend(home, port);
+  }();
+  AVA_TRY(auto started, std::move(started_or));
   const auto& endpoint = started.endpoint;
   if (started.already_running) {
     std::printf("ava-backend is running at %s (pid %d)\n", endpoint.url().c_str(),
@@ -98,6 +103,8 @@ Result<machine::RestartOutcome> restart_any(const base::Home& home, bool when_id
       return service::restart(*spec, home, when_idle, max_wait);
     }
   }
+  ProgressLine progress(when_idle ? "restarting the backend when its turns end"
+                                  : "restarting the backend");
   return machine::restart_backend(home, when_idle, max_wait, port);
 }
 

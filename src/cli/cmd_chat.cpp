@@ -10,10 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/home.hpp"
 #include "ava/base/version.hpp"
 #include "ava/prompts/builtins.hpp"
 #include "ava/prompts/commands.hpp"
-#include "cli/chat_session.hpp"
+#include "cli/chat_backend.hpp"
 #include "cli/chat_view.hpp"
 #include "cli/commands.hpp"
 #include "cli/line_editor.hpp"
@@ -66,11 +67,11 @@ std::string trimmed(const std::string& text) {
 
 class Chat {
  public:
-  Chat(PromptFlags flags, std::unique_ptr<ChatSession> session)
-      : flags_(std::move(flags)),
+  Chat(std::filesystem::path home, std::unique_ptr<ChatBackend> session)
+      : home_(std::move(home)),
         session_(std::move(session)),
         view_(stdout, ansi::colour_wanted(STDOUT_FILENO), ansi::can_redraw(STDOUT_FILENO)),
-        editor_(session_->local().home.root() / "chat_history", [this] { return completions(); }) {}
+        editor_(home_ / "chat_history", [this] { return completions(); }) {}
 
   int run();
 
@@ -85,8 +86,8 @@ class Chat {
   // Whether this Ctrl-C follows another within double_press; notes it.
   bool second_press();
 
-  PromptFlags flags_;
-  std::unique_ptr<ChatSession> session_;
+  std::filesystem::path home_;
+  std::unique_ptr<ChatBackend> session_;
   ChatView view_;
   LineEditor editor_;
   std::optional<std::chrono::steady_clock::time_point> last_interrupt_;
@@ -102,8 +103,7 @@ bool Chat::second_press() {
 std::vector<std::string> Chat::completions() const {
   std::vector<std::string> names{"exit", "quit"};
   for (const auto& builtin : prompts::builtin_commands()) names.emplace_back(builtin.name);
-  const auto& local = session_->local();
-  for (const auto& command : prompts::discover_commands({local.cwd, local.home.root()})) {
+  for (const auto& command : prompts::discover_commands({session_->info().cwd, home_})) {
     names.push_back(command.name);
   }
   std::sort(names.begin(), names.end());
@@ -111,30 +111,26 @@ std::vector<std::string> Chat::completions() const {
 }
 
 void Chat::banner() {
-  auto& agent = session_->agent();
-  const auto status = agent.status();
+  const auto info = session_->info();
   const auto style = view_.style();
   std::string head = ansi::paint("ava", "1", style) + " " + std::string(base::version());
-  head += "  " + ansi::sanitize(status.provider) + ":" + ansi::sanitize(status.model);
-  head += "  " + ansi::sanitize(session_->local().cwd.string());
+  head += "  " + ansi::sanitize(info.provider) + ":" + ansi::sanitize(info.model);
+  head += "  " + ansi::sanitize(info.cwd.string());
   std::fputs((head + "\n").c_str(), stdout);
-  std::string about =
-      session_->local().existing ? "resumed " + status.session_id : "session " + status.session_id;
-  if (!status.permission_mode.empty()) about += " · " + status.permission_mode;
+  std::string about = (info.existing ? "resumed " : "session ") + ansi::sanitize(info.session_id);
+  if (!info.host.empty()) about += " · in " + ansi::sanitize(info.host);
+  if (!info.permission_mode.empty()) about += " · " + info.permission_mode;
   about += " · /help · Ctrl-C aborts a turn · Ctrl-D quits · \\ at a line's end continues it";
   std::fputs((ansi::paint(about, "2", style) + "\n").c_str(), stdout);
-  if (session_->local().existing) view_.recap(agent.next_request());
+  if (info.existing) view_.recap(session_->recap());
   std::fflush(stdout);
 }
 
 // /clear: the same options, a new conversation.
 Result<void> Chat::restart() {
-  flags_.session.clear();
-  flags_.continue_latest = false;
-  session_.reset();
-  auto opened = ChatSession::open(flags_);
-  if (!opened) return std::unexpected(opened.error().error);
-  session_ = std::move(*opened);
+  auto fresh = session_->start_new();
+  if (!fresh) return std::unexpected(fresh.error().error);
+  session_ = std::move(*fresh);
   std::fputs("\n", stdout);
   banner();
   return {};
@@ -153,8 +149,8 @@ TurnOutcome Chat::answer(const session::ApprovalRequested& request, EchoOff& ech
       LineEditor::take_interrupts();
       view_.note("Denied; aborting the turn.", "33");
       answer.message = "The user interrupted the turn.";
-      (void)session_->agent().decide(request.approval_id, answer);
-      (void)session_->agent().abort();
+      (void)session_->decide(request.approval_id, answer);
+      (void)session_->abort();
       break;
     }
     if (read.outcome == LineEditor::Outcome::end) return TurnOutcome::quit;
@@ -170,7 +166,7 @@ TurnOutcome Chat::answer(const session::ApprovalRequested& request, EchoOff& ech
     } else {
       continue;
     }
-    if (auto decided = session_->agent().decide(request.approval_id, answer); !decided) {
+    if (auto decided = session_->decide(request.approval_id, answer); !decided) {
       view_.error(decided.error().message);
     }
     break;
@@ -181,19 +177,20 @@ TurnOutcome Chat::answer(const session::ApprovalRequested& request, EchoOff& ech
 
 // A resumed conversation may be waiting for approvals asked before.
 TurnOutcome Chat::answer_pending() {
-  auto pending = session_->agent().status().approvals;
+  auto pending = session_->pending_approvals();
   if (pending.empty()) return TurnOutcome::done;
   EchoOff echo(false);
   for (const auto& request : pending) {
     if (answer(request, echo) == TurnOutcome::quit) return TurnOutcome::quit;
   }
-  session_->watch_turn();
+  session_->watch_turn(pending.back().turn_id);
   view_.turn_begins();
   return run_turn();
 }
 
+// A Ctrl-C pressed since the input was read (even before this started)
+// counts for this turn.
 TurnOutcome Chat::run_turn() {
-  LineEditor::take_interrupts();
   EchoOff echo(editor_.interactive());
   for (;;) {
     if (const int count = LineEditor::take_interrupts(); count > 0) {
@@ -202,12 +199,12 @@ TurnOutcome Chat::run_turn() {
         return TurnOutcome::quit;
       }
       view_.note("Aborting the turn (Ctrl-C again to quit)…", "33");
-      (void)session_->agent().abort();
+      (void)session_->abort();
     }
     if (LineEditor::quit_requested()) return TurnOutcome::quit;
     auto item = session_->next(poll_interval);
     if (!item) continue;
-    if (std::holds_alternative<ChatSession::TurnDone>(*item)) {
+    if (std::holds_alternative<ChatBackend::TurnDone>(*item)) {
       view_.settle();
       return TurnOutcome::done;
     }
@@ -270,14 +267,15 @@ int Chat::run() {
 
 }  // namespace
 
-Result<int> run_chat(const PromptFlags& flags) {
+Result<int> run_chat(const PromptFlags& flags, bool in_process) {
   LineEditor::install_signal_handlers();
-  auto session = ChatSession::open(flags);
+  AVA_TRY(auto home, base::Home::resolve());
+  auto session = open_chat_backend(flags, in_process);
   if (!session) {
     if (session.error().usage) return usage_error(command_name, session.error().error);
     return std::unexpected(std::move(session.error().error));
   }
-  Chat chat(flags, std::move(*session));
+  Chat chat(home.root(), std::move(*session));
   return chat.run();
 }
 
@@ -317,11 +315,15 @@ void add_chat_commands(CLI::App& cli, CliContext& context) {
   auto* chat = cli.add_subcommand(
       "chat", "Talk to the agent in this terminal (ava chat; ava chat --resume [ID]; ava -c)");
   add_chat_options(*chat, *flags);
+  auto in_process = std::make_shared<bool>(false);
+  chat->add_flag("--in-process", *in_process,
+                 "Run the agent in this process even when a backend owns the home (a new "
+                 "conversation only)");
   chat->add_option("--resume,-r", *resume,
                    "Continue a conversation: its id or log path; without one, the latest "
                    "started in this directory")
       ->expected(0, 1);
-  chat->callback([chat, &context, flags, resume] {
+  chat->callback([chat, &context, flags, resume, in_process] {
     if (chat->count("--resume") > 0) {
       if (resume->empty() || resume->front().empty()) {
         flags->continue_latest = true;
@@ -329,7 +331,7 @@ void add_chat_commands(CLI::App& cli, CliContext& context) {
         flags->session = resume->front();
       }
     }
-    finish(context, command_name, run_chat(*flags));
+    finish(context, command_name, run_chat(*flags, *in_process));
   });
 }
 

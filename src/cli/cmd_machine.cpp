@@ -243,8 +243,15 @@ asio::awaitable<Result<LinkEnd>> serve_one(remote::Link& link, asio::signal_set&
                  });
   // After a reconnect only the port is registered again (the backend may
   // have restarted); the URL printed first still works.
-  auto ready =
-      first ? co_await announce(link, machine, flags) : co_await remote::register_tunnel(link);
+  // Not a conditional expression of two co_awaits: GCC 12 copies the
+  // chosen result shallowly there, and a failure's message was read after
+  // it was freed (ASan, remote.machine_connect under load).
+  Result<void> ready;
+  if (first) {
+    ready = co_await announce(link, machine, flags);
+  } else {
+    ready = co_await remote::register_tunnel(link);
+  }
   if (ready && link.update_pending) {
     std::fprintf(stderr,
                  "ava machine: update pending: the machine's backend runs another build; it"

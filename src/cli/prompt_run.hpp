@@ -43,7 +43,8 @@ struct PromptFlags {
 Result<int> run_prompt(const PromptFlags& flags);
 
 // A conversation at the terminal (`ava chat`, and `ava -c` or `ava
-// --session ID` without -p) with the same agent options.
-Result<int> run_chat(const PromptFlags& flags);
+// --session ID` without -p) with the same agent options: through the
+// backend that owns the home when one runs, unless `in_process`.
+Result<int> run_chat(const PromptFlags& flags, bool in_process = false);
 
 }  // namespace ava::cli

@@ -32,7 +32,7 @@ esac
 fail() { echo "FAIL: $*"; echo "--- stream"; cat "$work/stream.jsonl"; exit 1; }
 [ "$(cat "$work/project/greeting.txt")" = "hello Ava" ] || fail "greeting.txt not edited"
 jq -e . "$work/stream.jsonl" > /dev/null || fail "stream-json is not JSON lines"
-[ "$(head -n1 "$work/stream.jsonl" | jq -r .type)" = init ] || fail "no init line"
+[ "$(head -n1 "$work/stream.jsonl" | jq -r '.type + "/" + .subtype')" = system/init ] || fail "no init line"
 jq -se '[.[] | select(.type == "tool_result")] | map(.tool_name + ":" + .status) == ["bash:ok", "edit:ok"]' \
   "$work/stream.jsonl" > /dev/null || fail "tool results"
 jq -se '[.[] | select(.type == "tool_result" and .tool_name == "bash")][0].content[0].text | startswith("hello world")' \

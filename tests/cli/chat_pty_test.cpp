@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <string>
@@ -305,4 +306,74 @@ TEST_CASE("ava chat honours NO_COLOR") {
   CHECK(answer.find("\x1b[1m") == std::string::npos);
   chat.type("/exit\r");
   CHECK(chat.wait() == 0);
+}
+
+namespace {
+
+// `ava backend start|stop` for one home, run as a user would, not on a
+// terminal (the backend detaches from it).
+int backend(const std::string& verb, const Workspace& work, const std::string& script = {}) {
+  std::string command = "AVA_HOME='" + work.home.string() + "' ";
+  if (!script.empty()) command += "AVA_MOCK_SCRIPT='" + script + "' ";
+  command += std::string("'") + AVA_BIN + "' backend " + verb + " > /dev/null 2>&1";
+  return std::system(command.c_str());  // NOLINT(concurrency-mt-unsafe)
+}
+
+}  // namespace
+
+TEST_CASE("ava chat attaches to the backend that owns the home") {
+  Workspace work;
+  const auto script = work.script(json::array({
+      {{"steps",
+        json::array({{{"toolCall",
+                       {{"id", "c1"},
+                        {"name", "bash"},
+                        {"arguments", {{"command", "echo attached > attached.txt"}}}}}}})}},
+      {{"steps", json::array({{{"text", "Done **in the backend**.\n"}}})}},
+      {{"steps", json::array({{{"text", "Second answer.\n"}}})}},
+  }));
+  REQUIRE(backend("start", work, script) == 0);
+  struct Stop {
+    const Workspace& work;
+    ~Stop() { backend("stop", work); }
+  } stop{work};
+
+  std::string conversation;
+  {
+    Terminal chat({"chat", "--provider", "mock", "--permission-mode", "ask"}, work.home,
+                  work.project);
+    const auto banner = chat.expect("in the backend (pid ");
+    chat.expect("› ");
+    chat.type("write it\r");
+    const auto asked = chat.expect("allow? [y/");
+    CHECK(asked.find("echo attached > attached.txt") != std::string::npos);
+    chat.type("y\r");
+    const auto answer = chat.expect("› ");
+    CHECK(answer.find("in the backend") != std::string::npos);
+    CHECK(ava::test::read_text(work.project / "attached.txt") == "attached\n");
+    chat.type("/exit\r");
+    CHECK(chat.wait() == 0);
+    const auto at = banner.find("session ");
+    REQUIRE(at != std::string::npos);
+    conversation = banner.substr(at + 8, 36);
+  }
+  // A flag only an agent in this process takes is refused, not ignored.
+  {
+    Terminal refused({"chat", "--sandbox", "off"}, work.home, work.project);
+    refused.expect("--sandbox does not apply when ava chat attaches to the backend");
+    CHECK(refused.wait() == 2);
+  }
+  // The conversation stays in the backend; --resume picks it up there.
+  {
+    Terminal chat({"chat", "--resume"}, work.home, work.project);
+    const auto banner = chat.expect("in the backend (pid ");
+    CHECK(banner.find("resumed " + conversation) != std::string::npos);
+    const auto recap = chat.expect("› ");
+    CHECK(recap.find("write it") != std::string::npos);
+    chat.type("again\r");
+    const auto answer = chat.expect("› ");
+    CHECK(answer.find("Second answer.") != std::string::npos);
+    chat.type("/exit\r");
+    CHECK(chat.wait() == 0);
+  }
 }

@@ -211,3 +211,43 @@ TEST_CASE("ava models refuses a malformed settings.json, naming it", "[models]")
   CHECK_THAT(run.err, Catch::StartsWith("ava models: " + (home / "settings.json").string() +
                                         ": not valid JSON"));
 }
+
+TEST_CASE("with nothing configured, a local server that serves a model answers -p", "[models]") {
+  auto ollama = FakeProviderServer::start();
+  ollama->set_fallback([](const ava::test::RecordedRequest& request) {
+    if (request.target == "/api/tags") return json_reply(R"({"models": [{"name": "qwen3:8b"}]})");
+    return FakeReply{
+        .chunks = {
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"local hello\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n"}};
+  });
+  ava::test::TempDir dir;
+  const std::map<std::string, std::string> env{
+      {"AVA_HOME", (dir.path() / "home").string()},
+      {"AVA_LOCAL_PROBE", "ollama=127.0.0.1:" + std::to_string(ollama->port())}};
+  auto run = run_ava(
+      {"-p", "hi", "--output-format", "json", "--no-mcp", "--cwd", dir.path().string()}, env, dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto result = json::parse(run.out);
+  CHECK(result["result"] == "local hello");
+  CHECK_THAT(run.err,
+             Catch::Contains("no provider is configured; using ollama at http://127.0.0.1:"));
+  CHECK_THAT(run.err, Catch::Contains("with qwen3:8b"));
+  bool chatted = false;
+  for (const auto& request : ollama->requests()) {
+    if (request.target == "/v1/chat/completions") {
+      chatted = true;
+      CHECK(json::parse(request.body)["model"] == "qwen3:8b");
+    }
+  }
+  CHECK(chatted);
+
+  // Nothing up: the message that says what to do, as before.
+  auto none =
+      run_ava({"-p", "hi", "--no-mcp", "--cwd", dir.path().string()},
+              {{"AVA_HOME", (dir.path() / "home2").string()}, {"AVA_LOCAL_PROBE", "0"}}, dir);
+  CHECK(none.exit_code == 2);
+  CHECK_THAT(none.err, Catch::Contains("a local model server works too"));
+}
