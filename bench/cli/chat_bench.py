@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-ava = sys.argv[1] if len(sys.argv) > 1 else "build/release/src/app/ava"
+ava = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/release/src/app/ava")
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 20
 PROMPT = "› ".encode()
 ANSWER = b"zebra-42"
@@ -63,6 +63,7 @@ def one_run():
         # The terminal echoes the typed line first; the answer (the mock's
         # echo of it) is the second time the word shows.
         first = read_until(fd, ANSWER, 2, sent + 10)
+        read_until(fd, PROMPT, 1, sent + 10)  # the turn is over: Ctrl-D at the prompt
         os.write(fd, b"\x04")
         os.waitpid(pid, 0)
     finally:

@@ -46,7 +46,9 @@ class EchoOff {
   void apply() {
     if (!terminal_ || active_ || ::tcgetattr(STDIN_FILENO, &saved_) != 0) return;
     termios quiet = saved_;
-    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    // Not canonical either: a Ctrl-D typed now must reach the next prompt
+    // as the key it is (EOF there), not as an end-of-file the terminal holds.
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO | ICANON);
     active_ = ::tcsetattr(STDIN_FILENO, TCSANOW, &quiet) == 0;
   }
 
