@@ -1,9 +1,12 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <expected>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
@@ -56,9 +59,18 @@ class ChatBackend {
   virtual Result<void> decide(const std::string& approval_id,
                               const agent::ApprovalAnswer& answer) = 0;
   // The next item, or nullopt after `timeout`.
-  virtual std::optional<Item> next(std::chrono::milliseconds timeout) = 0;
+  std::optional<Item> next(std::chrono::milliseconds timeout);
   // /clear: a new conversation with the same options, in place of this one.
   virtual std::expected<std::unique_ptr<ChatBackend>, SetupFailure> start_new() = 0;
+
+ protected:
+  // Queues an item for next(); from any thread.
+  void push(Item item);
+
+ private:
+  std::mutex queue_mutex_;
+  std::condition_variable queue_ready_;
+  std::deque<Item> queue_;
 };
 
 // The backend that owns the home when one runs (unless `in_process`), else

@@ -343,22 +343,6 @@ void RemoteChat::on_status(const std::string& kind, const json& data) {
   }
 }
 
-void RemoteChat::push(Item item) {
-  {
-    std::lock_guard lock(mutex_);
-    items_.push_back(std::move(item));
-  }
-  ready_.notify_one();
-}
-
-std::optional<ChatBackend::Item> RemoteChat::next(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  if (!ready_.wait_for(lock, timeout, [this] { return !items_.empty(); })) return std::nullopt;
-  Item item = std::move(items_.front());
-  items_.pop_front();
-  return item;
-}
-
 ChatBackend::Info RemoteChat::info() {
   return {.session_id = id_,
           .provider = provider_,

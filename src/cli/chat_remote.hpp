@@ -40,7 +40,6 @@ class RemoteChat final : public ChatBackend {
   void watch_turn(const std::string& turn_id) override;
   Result<void> abort() override;
   Result<void> decide(const std::string& approval_id, const agent::ApprovalAnswer& answer) override;
-  std::optional<Item> next(std::chrono::milliseconds timeout) override;
   std::expected<std::unique_ptr<ChatBackend>, SetupFailure> start_new() override;
 
  private:
@@ -52,7 +51,6 @@ class RemoteChat final : public ChatBackend {
   boost::asio::awaitable<void> follow(std::string path, bool status_stream);
   void on_event(const session::Event& event);
   void on_status(const std::string& kind, const nlohmann::json& data);
-  void push(Item item);
   Result<nlohmann::json> call(std::string_view method, const std::string& path,
                               const nlohmann::json& body,
                               std::chrono::milliseconds timeout = std::chrono::seconds(10));
@@ -70,9 +68,7 @@ class RemoteChat final : public ChatBackend {
   std::vector<session::ApprovalRequested> pending_;
   std::int64_t after_seq_ = 0;
 
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<Item> items_;
+  std::mutex mutex_;           // the turn being waited for, the events' cursor
   std::string waiting_input_;  // the input whose turn the chat waits for
   std::string waiting_turn_;
   std::set<std::pair<std::string, int>> answered_;  // (turn, step) whose message came

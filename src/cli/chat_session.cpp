@@ -55,14 +55,6 @@ ChatSession::~ChatSession() {
   local_.reset();
 }
 
-void ChatSession::push(Item item) {
-  {
-    std::lock_guard lock(mutex_);
-    items_.push_back(std::move(item));
-  }
-  ready_.notify_one();
-}
-
 Result<void> ChatSession::send(const std::string& text) {
   AVA_TRY(auto receipt, local_->agent->followup(text));
   (void)receipt;
@@ -124,14 +116,6 @@ std::expected<std::unique_ptr<ChatBackend>, SetupFailure> ChatSession::start_new
   fresh.session.clear();
   fresh.continue_latest = false;
   return open(fresh);
-}
-
-std::optional<ChatSession::Item> ChatSession::next(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  if (!ready_.wait_for(lock, timeout, [this] { return !items_.empty(); })) return std::nullopt;
-  Item item = std::move(items_.front());
-  items_.pop_front();
-  return item;
 }
 
 }  // namespace ava::cli

@@ -31,18 +31,13 @@ class ChatSession final : public ChatBackend {
   void watch_turn(const std::string& turn_id) override;
   Result<void> abort() override;
   Result<void> decide(const std::string& approval_id, const agent::ApprovalAnswer& answer) override;
-  std::optional<Item> next(std::chrono::milliseconds timeout) override;
   std::expected<std::unique_ptr<ChatBackend>, SetupFailure> start_new() override;
 
  private:
   ChatSession(std::unique_ptr<LocalAgent> local, PromptFlags flags);
-  void push(Item item);
 
   std::unique_ptr<LocalAgent> local_;
   PromptFlags flags_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<Item> items_;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::thread thread_;
 };
