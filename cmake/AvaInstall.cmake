@@ -2,6 +2,9 @@
 #   ava      ava, ava-backend, ava-eval, the web UI, docs, man pages, bash
 #            completion and the packaged systemd user unit
 #   desktop  ava-desktop with its .desktop file and icon (QML is compiled in)
+#   dev      for embedders: the agent package and the packages under it as
+#            static libraries, their headers, and AvaConfig.cmake, so that
+#            find_package(Ava) gives Ava::agent (examples/embed)
 # The Debian packages come from CPack's DEB generator, one per component.
 include(GNUInstallDirs)
 
@@ -51,6 +54,8 @@ function(ava_add_install_rules)
       DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps COMPONENT desktop)
   endif()
 
+  ava_add_dev_install_rules()
+
   set(CPACK_PACKAGE_NAME ava)
   set(CPACK_PACKAGE_VENDOR "Ava")
   set(CPACK_PACKAGE_CONTACT "Ava developers <ava@localhost>")
@@ -58,7 +63,7 @@ function(ava_add_install_rules)
   set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
   set(CPACK_GENERATOR DEB)
   set(CPACK_DEB_COMPONENT_INSTALL ON)
-  set(CPACK_COMPONENTS_ALL ava desktop)
+  set(CPACK_COMPONENTS_ALL ava desktop dev)
   set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
   set(CPACK_DEBIAN_PACKAGE_SECTION devel)
@@ -74,5 +79,39 @@ function(ava_add_install_rules)
   set(CPACK_COMPONENT_AVA_DESCRIPTION
     "Ava: the ava command line, the ava-backend daemon and the web UI")
   set(CPACK_COMPONENT_DESKTOP_DESCRIPTION "Ava's Qt Quick desktop workbench")
+  set(CPACK_DEBIAN_DEV_PACKAGE_NAME ava-dev)
+  set(CPACK_COMPONENT_DEV_DESCRIPTION
+    "Ava's agent as a C++ library: headers, static libraries and CMake package (Ava::agent)")
+  # What the exported targets name (AvaConfig.cmake finds them).
+  set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
+    "libboost-dev (>= 1.81), nlohmann-json3-dev, libspdlog-dev, libfmt-dev, libzstd-dev, libssl-dev")
   include(CPack)
+endfunction()
+
+# The dev component: Ava::agent and what it is built on, as an embedder links
+# it (find_package(Ava) then target_link_libraries(app Ava::agent)).
+set(AVA_EMBED_PACKAGES agent session llm tool policy prompts proc content transport base)
+
+function(ava_add_dev_install_rules)
+  include(CMakePackageConfigHelpers)
+  set(targets ava_fmt ava_spdlog)
+  foreach(package IN LISTS AVA_EMBED_PACKAGES)
+    set_target_properties(ava_${package} PROPERTIES EXPORT_NAME ${package})
+    list(APPEND targets ava_${package})
+    install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/ava/${package}"
+      DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ava COMPONENT dev)
+  endforeach()
+  set_target_properties(ava_fmt PROPERTIES EXPORT_NAME fmt_compiled)
+  set_target_properties(ava_spdlog PROPERTIES EXPORT_NAME spdlog_compiled)
+  install(TARGETS ${targets} EXPORT AvaTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}/ava COMPONENT dev)
+  set(cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Ava)
+  install(EXPORT AvaTargets NAMESPACE Ava:: DESTINATION ${cmake_dir} COMPONENT dev)
+  configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/AvaConfig.cmake.in"
+    "${PROJECT_BINARY_DIR}/packaging/AvaConfig.cmake" INSTALL_DESTINATION ${cmake_dir})
+  write_basic_package_version_file("${PROJECT_BINARY_DIR}/packaging/AvaConfigVersion.cmake"
+    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+  install(FILES "${PROJECT_BINARY_DIR}/packaging/AvaConfig.cmake"
+                "${PROJECT_BINARY_DIR}/packaging/AvaConfigVersion.cmake"
+    DESTINATION ${cmake_dir} COMPONENT dev)
 endfunction()

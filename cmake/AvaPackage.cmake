@@ -16,7 +16,9 @@ function(ava_add_package name)
     add_library(${target} INTERFACE)
     set(scope INTERFACE)
   endif()
-  target_include_directories(${target} ${scope} "${PROJECT_SOURCE_DIR}/include")
+  # Installed (the dev component, AvaInstall.cmake) the headers are under <prefix>/include.
+  target_include_directories(${target} ${scope} "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>"
+                                                "$<INSTALL_INTERFACE:include>")
   if(arg_SOURCES)
     # Private headers live beside their .cpp files and are included from src/.
     target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/src")
