@@ -169,6 +169,17 @@ ApplicationWindow {
     }
     readonly property var workbenchObject: workbench
 
+    // Nothing configured yet: the first-run choices, over the conversation.
+    FirstRunPanel {
+        objectName: "firstRunPanel"
+        workbench: window.workbenchObject
+        visible: workbench.needsSetup && window.page === 0
+        width: Math.min(560, parent.width - sidebar.width - 48)
+        x: sidebar.width + (parent.width - sidebar.width - width) / 2
+        y: 24
+        z: 5
+    }
+
     // Errors from the backend (a refused request), dismissed by a click.
     Rectangle {
         visible: workbench.lastError !== ""

@@ -13,7 +13,7 @@ _ava() {
     --output-format) COMPREPLY=($(compgen -W "text json stream-json" -- "$cur")); return ;;
     --permission-mode) COMPREPLY=($(compgen -W "ask accept-edits plan auto" -- "$cur")); return ;;
     --sandbox) COMPREPLY=($(compgen -W "read-only workspace-write off" -- "$cur")); return ;;
-    --provider) COMPREPLY=($(compgen -W "anthropic openai openai-responses ollama lmstudio llamacpp mock" -- "$cur")); return ;;
+    --provider) COMPREPLY=($(compgen -W "anthropic openai openai-responses ollama lmstudio llamacpp codex mock" -- "$cur")); return ;;
     --log-level) COMPREPLY=($(compgen -W "trace debug info warn error off" -- "$cur")); return ;;
     --cwd|--record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
   esac
@@ -29,6 +29,7 @@ _ava() {
   case ${words[1]} in
     session) sub="list inspect" ;;
     debug) sub="stream" ;;
+    models) sub="pull" ;;
     auth) sub="login set-key logout status" ;;
     backend) sub="start stop status restart open" ;;
     service) sub="install uninstall status logs" ;;

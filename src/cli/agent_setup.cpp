@@ -124,48 +124,25 @@ std::set<std::string> read_capabilities(const base::Home& home, const fs::path& 
 // and serves a model is used, as a newcomer with Ollama or LM Studio
 // running expects (docs/providers.md), with its first model unless --model
 // names one. Said on stderr, since no setting chose it.
-struct DetectedServer {
-  agent::ModelChoice choice;
-  llm::ProviderKind kind = llm::ProviderKind::ollama;
-  std::string base_url;
-};
-
-std::optional<DetectedServer> detected_local_model(asio::io_context& io,
-                                                   const llm::Settings& settings,
-                                                   const PromptFlags& flags) {
+std::optional<llm::ProviderModels> detected_local_model(asio::io_context& io,
+                                                        const llm::Settings& settings,
+                                                        const PromptFlags& flags) {
   if (!flags.provider.empty() || !llm::default_provider_name(settings).empty()) return {};
-  auto probes = llm::local_probes(settings.env);
-  if (!probes || probes->empty()) return {};
-  std::vector<std::optional<llm::ProviderModels>> answers(probes->size());
-  std::size_t pending = probes->size();
-  for (std::size_t i = 0; i < probes->size(); ++i) {
-    llm::ModelSource source{.provider = std::string(llm::to_string((*probes)[i].kind)),
-                            .kind = (*probes)[i].kind,
-                            .base_url = (*probes)[i].base_url,
-                            .configured = false};
-    auto options = llm::listing_options(source, settings);
-    asio::co_spawn(io, llm::query_models(io.get_executor(), std::move(source), options),
-                   [&answers, &pending, i](const std::exception_ptr&, llm::ProviderModels answer) {
-                     answers[i] = std::move(answer);
-                     --pending;
-                   });
-  }
+  std::optional<std::vector<llm::ProviderModels>> answers;
+  asio::co_spawn(io, llm::query_local_servers(io.get_executor(), settings),
+                 [&answers](const std::exception_ptr&, std::vector<llm::ProviderModels> found) {
+                   answers = std::move(found);
+                 });
   // Other work on the context (MCP sessions reading) goes on meanwhile.
-  while (pending > 0 && io.run_one() > 0) {
+  while (!answers && io.run_one() > 0) {
   }
   io.restart();
-  for (const auto& answer : answers) {  // in probe order: Ollama, LM Studio, llama.cpp
-    if (!answer || !answer->reachable || answer->models.empty()) continue;
-    DetectedServer found{
-        .choice = {.provider = answer->source.provider,
-                   .model = flags.model.empty() ? answer->models.front() : flags.model},
-        .kind = answer->source.kind,
-        .base_url = answer->source.base_url};
-    std::fprintf(stderr, "ava: no provider is configured; using %s at %s with %s\n",
-                 found.choice.provider.c_str(), found.base_url.c_str(), found.choice.model.c_str());
-    return found;
-  }
-  return {};
+  const auto* found = answers ? llm::first_serving(*answers) : nullptr;
+  if (found == nullptr) return {};
+  std::fprintf(stderr, "ava: no provider is configured; using %s at %s with %s\n",
+               found->source.provider.c_str(), found->source.base_url.c_str(),
+               (flags.model.empty() ? found->models.front() : flags.model).c_str());
+  return *found;
 }
 
 tool::ToolRegistry only_tools(const std::vector<std::string>& names) {
@@ -246,13 +223,9 @@ std::expected<std::unique_ptr<LocalAgent>, SetupFailure> make_local_agent(
   options.model = {.provider = flags.provider, .model = flags.model};
   if (!local->existing) {
     if (auto found = detected_local_model(local->io, *local->settings, flags)) {
-      // Reached where it was found (a probe address may not be the default).
-      llm::Settings settings = *local->settings;
-      auto& entry = settings.providers[found->choice.provider];
-      entry.kind = found->kind;
-      entry.base_url = found->base_url;
-      local->settings = std::make_shared<const llm::Settings>(std::move(settings));
-      options.model = std::move(found->choice);
+      local->settings =
+          std::make_shared<const llm::Settings>(llm::using_local_server(*local->settings, *found));
+      options.model = {.provider = found->source.provider, .model = flags.model};
     }
   }
   options.provider_factory = server::make_provider_factory(

@@ -49,6 +49,11 @@ KeyOrigin key_origin(const llm::Settings& settings, const llm::ResolvedProvider&
   if (provider.kind == llm::ProviderKind::anthropic && set("ANTHROPIC_AUTH_TOKEN")) {
     return {"environment", "ANTHROPIC_AUTH_TOKEN"};
   }
+  if (provider.kind == llm::ProviderKind::codex) {
+    return provider.login_file.empty() ? KeyOrigin{"none", ""}
+                                       : KeyOrigin{"codex login", provider.login_file.string()};
+  }
+  if (!provider.api_key.empty()) return {"codex login", "OPENAI_API_KEY"};  // the Codex CLI's key
   if (!needs_key(provider.kind)) return {"not needed", ""};
   return {"none", ""};
 }
@@ -66,6 +71,11 @@ Result<llm::ResolvedProvider> keyed_provider(const llm::Settings& settings, std:
   }
   if (provider->kind == llm::ProviderKind::mock) {
     return fail(ErrorCode::invalid_argument, "the mock provider takes no key");
+  }
+  if (provider->kind == llm::ProviderKind::codex) {
+    return fail(ErrorCode::invalid_argument,
+                "the codex provider takes no key: it uses the Codex CLI's ChatGPT login "
+                "(`codex login`)");
   }
   return provider;
 }
@@ -238,6 +248,8 @@ Result<int> status(const base::Home& home, bool json) {
       key = "key from " + entry["keyVariable"].get<std::string>();
     else if (key == "auth.json")
       key = "key saved in auth.json";
+    else if (key == "codex login")
+      key = "the Codex CLI's login";
     else if (key == "none")
       key = "no key";
     else

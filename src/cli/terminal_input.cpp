@@ -11,8 +11,10 @@ namespace {
 std::optional<std::string> ask(std::string_view prompt, bool echo) {
   FILE* tty = std::fopen("/dev/tty", "r+");
   if (tty == nullptr) return std::nullopt;
-  std::fprintf(tty, "%.*s", static_cast<int>(prompt.size()), prompt.data());
-  std::fflush(tty);
+  // Echo goes off before the prompt shows: whoever answers it (a person or
+  // a script watching for the prompt) types only after it, so no key is
+  // echoed and none is flushed away. Keys typed before the prompt are
+  // discarded, as getpass does, so a stray line never becomes the secret.
   termios saved{};
   const bool restore = !echo && ::tcgetattr(fileno(tty), &saved) == 0;
   if (restore) {
@@ -20,10 +22,12 @@ std::optional<std::string> ask(std::string_view prompt, bool echo) {
     quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
     ::tcsetattr(fileno(tty), TCSAFLUSH, &quiet);
   }
+  std::fprintf(tty, "%.*s", static_cast<int>(prompt.size()), prompt.data());
+  std::fflush(tty);
   char buffer[4096];
   const char* line = std::fgets(buffer, sizeof buffer, tty);
   if (restore) {
-    ::tcsetattr(fileno(tty), TCSAFLUSH, &saved);
+    ::tcsetattr(fileno(tty), TCSADRAIN, &saved);
     std::fprintf(tty, "\n");
   }
   std::fclose(tty);

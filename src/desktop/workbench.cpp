@@ -144,6 +144,17 @@ void Workbench::load_settings() {
     if (!reply.ok()) return;
     const auto json = object_of(reply.body);
     default_provider_ = json.value("defaultProvider").toString();
+    needs_setup_ = json.value("needsSetup").toBool();
+    detected_servers_.clear();
+    for (const auto& entry : json.value("detected").toArray()) {
+      const auto server = entry.toObject();
+      detected_servers_.push_back(
+          QVariantMap{{"name", server.value("name").toString()},
+                      {"kind", server.value("kind").toString()},
+                      {"baseUrl", server.value("baseUrl").toString()},
+                      {"models", server.value("models").toVariant().toStringList()},
+                      {"inUse", server.value("inUse").toBool()}});
+    }
     QList<QVariantMap> providers;
     for (const auto& entry : json.value("providers").toArray()) {
       const auto p = entry.toObject();
@@ -460,6 +471,9 @@ void Workbench::on_status_events(const std::vector<transport::SseEvent>& batch) 
       continue;
     }
     if (event.event == "catalog" || event.event == "summary") {
+      // A provider saved or a local server found: the settings and the
+      // first-run panel follow.
+      if (json.contains("provider") && !json["provider"].is_null()) load_settings();
       list_refresh_.start();
       continue;
     }

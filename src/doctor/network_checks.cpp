@@ -8,8 +8,10 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include "ava/base/clock.hpp"
 #include "ava/capabilities/capabilities_store.hpp"
 #include "ava/capabilities/mcp_hub.hpp"
+#include "ava/llm/codex_login.hpp"
 #include "ava/llm/model_list.hpp"
 #include "doctor/checks.hpp"
 
@@ -41,10 +43,29 @@ std::string key_fix(const llm::ModelSource& source, const llm::Settings& setting
              : fmt::format("ava auth login {} (or export {})", source.provider, variable);
 }
 
+// The codex provider is not asked for models: its login is what can fail.
+Finding codex_finding(const std::string& name, const llm::Settings& settings) {
+  const std::string fix = "run `codex login` (the Codex CLI), or choose another provider";
+  if (settings.codex_login.empty())
+    return {"provider", Level::fail, name + ": no Codex login (~/.codex/auth.json)", fix};
+  auto auth = llm::read_codex_auth(settings.codex_login);
+  if (!auth || !auth->tokens)
+    return {"provider", Level::fail,
+            fmt::format("{}: {}", name, auth ? "no ChatGPT tokens" : auth.error().message), fix};
+  const auto days = (base::unix_ms_now() - auth->tokens->last_refresh_ms) / (24 * 3600 * 1000);
+  return {"provider", Level::ok,
+          fmt::format("{} uses the Codex CLI's login in {} (refreshed {})", name,
+                      settings.codex_login.string(),
+                      auth->tokens->last_refresh_ms == 0 ? std::string("at an unknown time")
+                                                         : fmt::format("{} days ago", days)),
+          ""};
+}
+
 Finding provider_finding(const llm::ProviderModels& listed, const llm::Settings& settings) {
   const auto& source = listed.source;
   const std::string name =
       source.in_use ? fmt::format("{} (in use)", source.provider) : source.provider;
+  if (source.kind == llm::ProviderKind::codex) return codex_finding(name, settings);
   if (listed.reachable) {
     return {
         "provider", Level::ok,

@@ -140,7 +140,8 @@ std::string_view default_model(ProviderKind kind) {
   switch (kind) {
     case ProviderKind::anthropic: return "claude-sonnet-4-6";
     case ProviderKind::openai:
-    case ProviderKind::openai_responses: return "gpt-5.4";
+    case ProviderKind::openai_responses:
+    case ProviderKind::codex: return "gpt-5.4";
     case ProviderKind::llamacpp: return "default";  // llama-server answers with its loaded model
     case ProviderKind::mock: return "mock";
     case ProviderKind::ollama:

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/llm/codex_login.hpp"
 #include "ava/llm/http_provider.hpp"
 #include "ava/llm/mock_provider.hpp"
 #include "ava/transport/url.hpp"
@@ -48,6 +49,28 @@ bool uses_settings_default(const Settings& settings, const ProviderChoice& choic
                            const std::string& name) {
   if (!settings.provider.empty()) return name == settings.provider;
   return choice.provider.empty() && env_value(settings, "AVA_PROVIDER").empty();
+}
+
+// The codex provider sends the Codex CLI's ChatGPT login, refreshed as
+// Codex does, to the Codex backend, which takes no max_output_tokens.
+Result<void> use_codex_login(const ResolvedProvider& resolved, const Settings& settings,
+                             HttpProviderConfig& config) {
+  if (resolved.login_file.empty()) {
+    return fail(ErrorCode::permission_denied,
+                "the codex provider uses the Codex CLI's ChatGPT login and there is none: run "
+                "`codex login` (it writes ~/.codex/auth.json, or $CODEX_HOME/auth.json)");
+  }
+  transport::HttpClientOptions http;
+  http.proxy = config.http.proxy;
+  http.timeouts = {.connect = std::chrono::seconds(10),
+                   .first_byte = std::chrono::seconds(30),
+                   .idle = std::chrono::seconds(30)};
+  auto credentials =
+      CodexCredentials::for_file(resolved.login_file, codex_token_url(settings.env), http);
+  config.credentials = [credentials](bool rejected) { return credentials->headers(rejected); };
+  config.send_max_output_tokens = false;
+  config.extra_headers.push_back({"openai-beta", "responses=experimental"});
+  return {};
 }
 
 Result<std::unique_ptr<Provider>> make_mock(const ResolvedProvider& resolved) {
@@ -96,7 +119,7 @@ Result<SelectedProvider> make_provider(boost::asio::any_io_executor executor,
     AVA_TRY(selected.provider, make_mock(resolved));
     return selected;
   }
-  if (resolved.api_key.empty() && needs_key(resolved)) {
+  if (resolved.kind != ProviderKind::codex && resolved.api_key.empty() && needs_key(resolved)) {
     return fail(ErrorCode::permission_denied, missing_key_message(resolved, settings));
   }
   selected.api = *api;
@@ -105,6 +128,8 @@ Result<SelectedProvider> make_provider(boost::asio::any_io_executor executor,
                             .api_key = resolved.api_key,
                             .extra_headers = resolved.headers};
   config.http.proxy = transport::proxy_config_from_env(settings.env);
+  if (resolved.kind == ProviderKind::codex)
+    AVA_TRY_VOID(use_codex_login(resolved, settings, config));
   AVA_TRY(selected.provider, HttpProvider::create(std::move(executor), std::move(config)));
   return selected;
 }

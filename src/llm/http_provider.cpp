@@ -132,11 +132,19 @@ Result<std::unique_ptr<HttpProvider>> HttpProvider::create(asio::any_io_executor
 }
 
 transport::HttpRequest HttpProvider::make_http_request(const Request& request) const {
+  std::string body;
+  if (config_.send_max_output_tokens || !request.max_output_tokens) {
+    body = encode_request(config_.api, request);
+  } else {
+    Request without = request;
+    without.max_output_tokens.reset();
+    body = encode_request(config_.api, without);
+  }
   transport::HttpRequest http{
       .method = "POST",
       .url = transport::join_url(config_.base_url, endpoint_path(config_.api)),
       .headers = {{"content-type", "application/json"}, {"accept", "text/event-stream"}},
-      .body = encode_request(config_.api, request)};
+      .body = std::move(body)};
   if (config_.api == WireApi::anthropic_messages) {
     http.headers.push_back({"anthropic-version", "2023-06-01"});
     if (!config_.api_key.empty()) http.headers.push_back({"x-api-key", config_.api_key.reveal()});
@@ -149,6 +157,32 @@ transport::HttpRequest HttpProvider::make_http_request(const Request& request) c
 
 asio::awaitable<Result<Response>> HttpProvider::stream(const Request& request, EventSink on_event) {
   transport::HttpRequest http = make_http_request(request);
+  const std::size_t fixed_headers = http.headers.size();
+  // A login's headers, fresh; after a 401 refreshed once and sent again.
+  auto authorize = [&](bool rejected) -> asio::awaitable<std::optional<StreamError>> {
+    auto extra = co_await config_.credentials(rejected);
+    if (!extra) {
+      co_return StreamError{
+          .kind = ErrorKind::authentication, .message = extra.error().message, .retryable = false};
+    }
+    http.headers.resize(fixed_headers);
+    for (auto& header : *extra) http.headers.push_back(std::move(header));
+    co_return std::nullopt;
+  };
+  // Ends the turn as any failed request does: the error, usage, the stop.
+  auto refuse = [&on_event](StreamError error) {
+    Response response = failed_response(std::move(error));
+    if (on_event) {
+      on_event(*response.error);
+      on_event(UsageReport{response.usage});
+      on_event(response.stop);
+    }
+    return response;
+  };
+  bool reauthorized = false;
+  if (config_.credentials) {
+    if (auto refused = co_await authorize(false)) co_return refuse(std::move(*refused));
+  }
   Usage billed_by_failed_attempts;
   std::mt19937 random(static_cast<std::mt19937::result_type>(base::random_seed()));
   std::uniform_real_distribution<double> jitter(0.0, 1.0);
@@ -188,6 +222,13 @@ asio::awaitable<Result<Response>> HttpProvider::stream(const Request& request, E
       response.error = error;
       response.stop = Stop{.reason = StopReason::error, .provider_reason = {}};
       state.held = {error, UsageReport{response.usage}, response.stop};
+    } else if (sent->status == 401 && config_.credentials && !reauthorized) {
+      // The access token was refused (revoked, or expired early): refresh
+      // it and send the request again, once.
+      reauthorized = true;
+      if (auto refused = co_await authorize(true)) co_return refuse(std::move(*refused));
+      --attempt;
+      continue;
     } else if (sent->status < 200 || sent->status >= 300) {
       StreamError error = http_status_error(*sent);
       retry_after = parse_retry_after(*sent);

@@ -167,6 +167,12 @@ asio::awaitable<ProviderModels> query_models(asio::any_io_executor executor, Mod
     out.error = out.source.error;
     co_return out;
   }
+  if (out.source.kind == ProviderKind::codex) {
+    // The Codex backend lists nothing to a client: its models are the catalog's.
+    out.reachable = true;
+    out.models = {out.source.default_model};
+    co_return out;
+  }
   if (out.source.kind == ProviderKind::mock) {
     out.reachable = true;
     out.models = {out.source.default_model};
@@ -203,6 +209,43 @@ asio::awaitable<ProviderModels> query_models(asio::any_io_executor executor, Mod
   out.reachable = true;
   out.models = std::move(*ids);
   co_return out;
+}
+
+asio::awaitable<std::vector<ProviderModels>> query_local_servers(asio::any_io_executor executor,
+                                                                 const Settings& settings) {
+  std::vector<ProviderModels> answers;
+  auto probes = local_probes(settings.env);
+  if (!probes) co_return answers;
+  for (const LocalProbe& probe : *probes) {
+    ModelSource source{.provider = std::string(to_string(probe.kind)),
+                       .kind = probe.kind,
+                       .base_url = probe.base_url,
+                       .default_model = std::string(default_model(probe.kind)),
+                       .configured = false};
+    auto options = listing_options(source, settings);
+    answers.push_back(co_await query_models(executor, std::move(source), std::move(options)));
+  }
+  co_return answers;
+}
+
+const ProviderModels* first_serving(const std::vector<ProviderModels>& answers) {
+  for (const auto& answer : answers) {
+    if (answer.reachable && !answer.models.empty()) return &answer;
+  }
+  return nullptr;
+}
+
+Settings using_local_server(Settings settings, const ProviderModels& found) {
+  settings.provider = found.source.provider;
+  // A "model" setting meant for some other provider would be sent here.
+  if (!settings.model.empty() &&
+      std::ranges::find(found.models, settings.model) == found.models.end())
+    settings.model.clear();
+  ProviderEntry& entry = settings.providers[found.source.provider];
+  entry.kind = found.source.kind;
+  entry.base_url = found.source.base_url;
+  if (entry.model.empty() && !found.models.empty()) entry.model = found.models.front();
+  return settings;
 }
 
 transport::HttpClientOptions listing_options(const ModelSource& source, const Settings& settings) {

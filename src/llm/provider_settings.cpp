@@ -75,6 +75,9 @@ std::string default_provider_name(const Settings& settings) {
   if (!env_value(settings, "OPENAI_API_KEY").empty()) return "openai";
   if (has_saved_key(settings, "anthropic")) return "anthropic";
   if (has_saved_key(settings, "openai")) return "openai";
+  // The Codex CLI's login: its ChatGPT tokens, else its API key.
+  if (!settings.codex_login.empty()) return "codex";
+  if (!settings.codex_api_key.empty()) return "openai";
   return {};
 }
 
@@ -88,8 +91,8 @@ Result<ResolvedProvider> resolve_provider(const Settings& settings, std::string_
                                                        : settings.settings_file.string();
     return fail(ErrorCode::not_found,
                 fmt::format("unknown provider '{}': use anthropic, openai, openai-responses, "
-                            "ollama, lmstudio, llamacpp or mock, or define it under \"providers\" "
-                            "in {}",
+                            "ollama, lmstudio, llamacpp, codex or mock, or define it under "
+                            "\"providers\" in {}",
                             name, where));
   }
   ResolvedProvider out;
@@ -131,7 +134,10 @@ Result<ResolvedProvider> resolve_provider(const Settings& settings, std::string_
     out.api_key = base::Secret(std::move(key));
   } else if (auto saved = settings.keys.find(name); saved != settings.keys.end()) {
     out.api_key = saved->second;
+  } else if (name == "openai" || name == "openai-responses") {
+    out.api_key = settings.codex_api_key;  // the Codex CLI's key login, if any
   }
+  if (out.kind == ProviderKind::codex) out.login_file = settings.codex_login;
 
   if (entry != nullptr) out.headers = entry->headers;
   // No key but ANTHROPIC_AUTH_TOKEN: sent as a bearer token instead of
@@ -150,9 +156,9 @@ Result<ResolvedProvider> resolve_provider(const Settings& settings, std::string_
 
 std::vector<std::string> provider_names(const Settings& settings) {
   std::vector<std::string> names;
-  for (auto kind :
-       {ProviderKind::anthropic, ProviderKind::openai, ProviderKind::openai_responses,
-        ProviderKind::ollama, ProviderKind::lmstudio, ProviderKind::llamacpp, ProviderKind::mock}) {
+  for (auto kind : {ProviderKind::anthropic, ProviderKind::openai, ProviderKind::openai_responses,
+                    ProviderKind::ollama, ProviderKind::lmstudio, ProviderKind::llamacpp,
+                    ProviderKind::codex, ProviderKind::mock}) {
     names.emplace_back(to_string(kind));
   }
   for (const auto& [name, entry] : settings.providers) {

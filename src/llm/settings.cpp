@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
+#include "ava/llm/codex_login.hpp"
 #include "ava/transport/url.hpp"
 #include "llm/settings_files.hpp"
 
@@ -24,6 +26,7 @@ constexpr std::pair<std::string_view, ProviderKind> kind_names[] = {
     {"ollama", ProviderKind::ollama},
     {"lmstudio", ProviderKind::lmstudio},
     {"llamacpp", ProviderKind::llamacpp},
+    {"codex", ProviderKind::codex},
     {"mock", ProviderKind::mock}};
 
 // Reads one field of an object with a type check; errors say where.
@@ -169,7 +172,8 @@ std::string_view to_string(ProviderKind kind) {
 std::optional<WireApi> wire_api_of(ProviderKind kind) {
   switch (kind) {
     case ProviderKind::anthropic: return WireApi::anthropic_messages;
-    case ProviderKind::openai_responses: return WireApi::openai_responses;
+    case ProviderKind::openai_responses:
+    case ProviderKind::codex: return WireApi::openai_responses;
     case ProviderKind::openai:
     case ProviderKind::ollama:
     case ProviderKind::lmstudio:
@@ -187,6 +191,7 @@ std::string default_base_url(ProviderKind kind) {
     case ProviderKind::ollama: return "http://127.0.0.1:11434/v1";
     case ProviderKind::lmstudio: return "http://127.0.0.1:1234/v1";
     case ProviderKind::llamacpp: return "http://127.0.0.1:8080/v1";
+    case ProviderKind::codex: return "https://chatgpt.com/backend-api/codex";
     case ProviderKind::mock: return {};
   }
   return {};
@@ -256,6 +261,15 @@ Result<Settings> load_settings(const base::Home& home, const base::EnvLookup& en
       entry.mock_script = home.root() / entry.mock_script;
   }
   AVA_TRY_VOID(detail::load_auth_keys(settings.auth_file, settings));
+  // The Codex CLI's file is its own: one Ava cannot read is only not used.
+  if (auto path = codex_auth_path(env); !path.empty()) {
+    if (auto codex = read_codex_auth(path)) {
+      if (codex->tokens) settings.codex_login = path;
+      if (codex->api_key) settings.codex_api_key = *codex->api_key;
+    } else if (codex.error().code != ErrorCode::not_found) {
+      spdlog::warn("the Codex login is not used: {}", codex.error().message);
+    }
+  }
   return settings;
 }
 

@@ -63,6 +63,7 @@ Result<void> save_provider(const base::Home& home, std::string_view name,
   set_or_keep(entry, "kind", update.kind);
   set_or_keep(entry, "baseUrl", update.base_url);
   set_or_keep(entry, "model", update.model);
+  if (update.make_default) document["provider"] = std::string(name);
 
   std::string text;
   try {

@@ -100,6 +100,9 @@ Result<void> add_sandbox(Effective& out, const json& document, const std::string
 Result<json> read_settings_document(const fs::path& file) {
   const std::string source = file.string();
   AVA_TRY(const std::string text, base::read_file_limited(file, max_settings_bytes));
+  // An empty (or blank) file is empty settings, as llm's reader takes it: a
+  // user who cleared the file gets the defaults, not an error.
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
   auto document =
       base::parse_json(text, base::JsonLimits{.max_depth = 32, .max_bytes = max_settings_bytes});
   if (!document) return std::unexpected(std::move(document).error().with_context(source));

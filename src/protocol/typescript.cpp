@@ -195,6 +195,7 @@ std::vector<ObjectShape> build_objects() {
       object_shape<ConversationList>(),
       object_shape<ProviderInfo>(),
       object_shape<CatalogModel>(),
+      object_shape<DetectedServer>(),
       object_shape<ModelsResponse>(),
       object_shape<ModelOverride>(),
       object_shape<SettingsResponse>(),

@@ -99,9 +99,10 @@ Result<void> Shape<InputRequest>::check(const InputRequest& input) {
 
 Result<void> Shape<ProviderUpdateRequest>::check(const ProviderUpdateRequest& update) {
   if (update.api_key) AVA_TRY_VOID(check_api_key(*update.api_key));
-  if (!update.kind && !update.base_url && !update.model && !update.api_key) {
+  if (!update.kind && !update.base_url && !update.model && !update.api_key &&
+      !update.make_default.value_or(false)) {
     return fail(ErrorCode::invalid_argument,
-                "nothing to change: give kind, baseUrl, model or apiKey");
+                "nothing to change: give kind, baseUrl, model, apiKey or makeDefault");
   }
   return {};
 }

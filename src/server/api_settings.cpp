@@ -5,6 +5,7 @@
 
 #include "ava/llm/catalog.hpp"
 #include "ava/llm/factory.hpp"
+#include "ava/llm/model_list.hpp"
 #include "server/api.hpp"
 
 namespace ava::server {
@@ -28,7 +29,8 @@ protocol::ProviderInfo provider_info(const llm::Settings& settings, const std::s
   out.base_url = resolved->base_url;
   out.model = llm::choose_model(settings, choice, *resolved);
   // Whether it can be used, never the key itself.
-  out.configured = runs_locally(resolved->kind) || !resolved->api_key.empty();
+  out.configured =
+      runs_locally(resolved->kind) || !resolved->api_key.empty() || !resolved->login_file.empty();
   if (!resolved->key_variable.empty()) out.key_variable = resolved->key_variable;
   return out;
 }
@@ -39,6 +41,17 @@ Result<httpd::HttpResponse> models(const ApiContext& context, const httpd::HttpR
       .default_provider = llm::default_provider_name(*settings), .providers = {}, .models = {}};
   for (const auto& name : llm::provider_names(*settings))
     view.providers.push_back(provider_info(*settings, name));
+  view.needs_setup = context.settings->needs_setup();
+  const auto detected = context.settings->detected();
+  const auto* in_use = view.needs_setup ? llm::first_serving(detected) : nullptr;
+  for (const auto& answer : detected) {
+    if (!answer.reachable || answer.models.empty()) continue;
+    view.detected.push_back({.name = answer.source.provider,
+                             .kind = std::string(llm::to_string(answer.source.kind)),
+                             .base_url = answer.source.base_url,
+                             .models = answer.models,
+                             .in_use = &answer == in_use});
+  }
   for (const auto& model : llm::model_catalog()) {
     const auto info = llm::model_info(model.id, settings.get());
     view.models.push_back({.id = info.id,
@@ -74,8 +87,10 @@ Result<httpd::HttpResponse> save_provider(const ApiContext& context,
   AVA_TRY(auto body, json_body(request));
   AVA_TRY(auto parsed, protocol::parse_provider_update(body));
   const std::string& name = request.params[0];
-  const llm::ProviderUpdate update{
-      .kind = parsed.kind, .base_url = parsed.base_url, .model = parsed.model};
+  const llm::ProviderUpdate update{.kind = parsed.kind,
+                                   .base_url = parsed.base_url,
+                                   .model = parsed.model,
+                                   .make_default = parsed.make_default.value_or(false)};
   std::optional<base::Secret> key;
   if (parsed.api_key) key.emplace(std::move(*parsed.api_key));
   AVA_TRY_VOID(context.settings->save_provider(name, update, key));

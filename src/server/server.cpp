@@ -29,6 +29,7 @@
 #include "ava/server/settings_source.hpp"
 #include "server/api.hpp"
 #include "server/automation_runner.hpp"
+#include "server/local_servers.hpp"
 
 namespace ava::server {
 namespace {
@@ -133,6 +134,7 @@ int run_api_server(const ServeOptions& options) {
   auto strand = asio::make_strand(io);
   asio::signal_set signals(strand, SIGINT, SIGTERM);
   asio::steady_timer flush_timer(strand);
+  asio::steady_timer local_servers_timer(strand);
   std::unique_ptr<httpd::HttpServer> server;
   bool stopping = false;
   auto shutdown = [&] {
@@ -151,6 +153,7 @@ int run_api_server(const ServeOptions& options) {
             co_await mcp->close();
             status.feed().close();
             flush_timer.cancel();
+            local_servers_timer.cancel();
             if (auto flushed = (*registry)->flush(); !flushed) {
               spdlog::error("cannot write web.json: {}", flushed.error().message);
             }
@@ -216,6 +219,8 @@ int run_api_server(const ServeOptions& options) {
     if (!ec) shutdown();
   });
   asio::co_spawn(strand, flush_registry(**registry, flush_timer), asio::detached);
+  asio::co_spawn(strand, watch_local_servers(*settings, status, local_servers_timer),
+                 asio::detached);
   mcp->warm();  // tools known before the first conversation asks
   if (context->automations) {
     asio::post(io, [scheduler = context->automations] {

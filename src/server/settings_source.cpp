@@ -9,10 +9,11 @@ namespace ava::server {
 SettingsSource::SettingsSource(base::Home home, llm::Settings initial)
     : home_(std::move(home)),
       env_(initial.env),
-      current_(std::make_shared<const llm::Settings>(std::move(initial))) {
+      loaded_(std::make_shared<const llm::Settings>(std::move(initial))),
+      current_(loaded_) {
   // Children (bash, MCP servers) keep the secret-looking variables the
   // user named in settings.json "childEnvironment".
-  proc::set_kept_variables(current_->child_environment_keep);
+  proc::set_kept_variables(loaded_->child_environment_keep);
 }
 
 std::shared_ptr<const llm::Settings> SettingsSource::current() const {
@@ -20,19 +21,52 @@ std::shared_ptr<const llm::Settings> SettingsSource::current() const {
   return current_;
 }
 
+bool SettingsSource::needs_setup() const {
+  std::scoped_lock lock(snapshot_mutex_);
+  return llm::default_provider_name(*loaded_).empty();
+}
+
+bool SettingsSource::set_detected(std::vector<llm::ProviderModels> answers) {
+  std::scoped_lock lock(snapshot_mutex_);
+  auto serving = [](const std::vector<llm::ProviderModels>& list) {
+    const auto* first = llm::first_serving(list);
+    return first == nullptr ? std::pair<std::string, std::string>()
+                            : std::pair(first->source.base_url, first->models.front());
+  };
+  const bool changed = serving(detected_) != serving(answers);
+  detected_ = std::move(answers);
+  if (changed) rebuild_locked();
+  return changed;
+}
+
+std::vector<llm::ProviderModels> SettingsSource::detected() const {
+  std::scoped_lock lock(snapshot_mutex_);
+  return detected_;
+}
+
+void SettingsSource::rebuild_locked() {
+  const auto* found = llm::first_serving(detected_);
+  if (found == nullptr || !llm::default_provider_name(*loaded_).empty()) {
+    current_ = loaded_;
+    return;
+  }
+  current_ = std::make_shared<const llm::Settings>(llm::using_local_server(*loaded_, *found));
+}
+
 Result<void> SettingsSource::reload() {
   AVA_TRY(auto loaded, llm::load_settings(home_, env_));
   auto next = std::make_shared<const llm::Settings>(std::move(loaded));
   proc::set_kept_variables(next->child_environment_keep);
   std::scoped_lock lock(snapshot_mutex_);
-  current_ = std::move(next);
+  loaded_ = std::move(next);
+  rebuild_locked();
   return {};
 }
 
 Result<void> SettingsSource::save_provider(std::string_view name, const llm::ProviderUpdate& update,
                                            const std::optional<base::Secret>& key) {
   std::scoped_lock lock(write_mutex_);
-  if (update.kind || update.base_url || update.model)
+  if (update.kind || update.base_url || update.model || update.make_default)
     AVA_TRY_VOID(llm::save_provider(home_, name, update));
   if (key) {
     auto saved = llm::save_api_key(home_, name, *key);

@@ -9,6 +9,7 @@ work=$(mktemp -d)
 server_pid=""
 trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
 export AVA_HOME="$work/home"
+export CODEX_HOME="$work/codex"  # a Codex login of the user's stays out of it
 unset ANTHROPIC_API_KEY OPENAI_API_KEY AVA_API_KEY AVA_PROVIDER AVA_BASE_URL ANTHROPIC_BASE_URL \
   OPENAI_BASE_URL AVA_PROFILE
 fail() { echo "FAIL: $*"; exit 1; }
@@ -81,7 +82,7 @@ grep -q "name the provider" "$work/err" || fail "login without a terminal: $(cat
 
 # At a terminal the key is asked for with echo off: it never shows.
 python3 - "$ava" <<'PY'
-import os, pty, sys, time
+import os, pty, select, sys, time
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(sys.argv[1], [sys.argv[1], "auth", "set-key", "openai"])
@@ -90,6 +91,8 @@ def read_until(marker, limit=10.0):
     global seen
     end = time.time() + limit
     while marker not in seen and time.time() < end:
+        if not select.select([fd], [], [], max(0.0, end - time.time()))[0]:
+            break  # waits at most the limit, so a hang fails with what was seen
         try:
             seen += os.read(fd, 4096)
         except OSError:
@@ -115,4 +118,14 @@ run 1 "" auth logout anthropic
 grep -q "no key is saved for 'anthropic'" "$work/err" || fail "logout again: $(cat "$work/err")"
 run 0 "" auth status
 grep -q "no provider is configured" "$work/out" || fail "empty status: $(cat "$work/out")"
+
+# The Codex CLI's ChatGPT login is used when nothing else is configured.
+mkdir -p "$CODEX_HOME"
+printf '{"tokens": {"access_token": "at", "refresh_token": "rt", "account_id": "a1"}, "last_refresh": "2026-01-01T00:00:00Z"}\n' \
+  > "$CODEX_HOME/auth.json"
+run 0 "" auth status
+grep -q "^codex .*the Codex CLI's login .*chatgpt.com/backend-api/codex  (in use)" "$work/out" \
+  || fail "codex status: $(cat "$work/out")"
+run 2 $'k\n' auth set-key codex
+grep -q "the codex provider takes no key" "$work/err" || fail "codex key: $(cat "$work/err")"
 echo "auth_cli: ok"

@@ -35,10 +35,11 @@ def wait_for(predicate, timeout, what):
 class FakeProvider:
     """ava-fake-provider in echo mode (tests/support/fake_echo.hpp)."""
 
-    def __init__(self, binary, record=None):
-        """record: a file that gets every request as a JSON line (--record)."""
+    def __init__(self, binary, record=None, wire="anthropic"):
+        """record: a file that gets every request as a JSON line (--record);
+        wire: the format it speaks (anthropic, openai, openai-responses)."""
         extra = ["--record", record] if record else []
-        self.process = subprocess.Popen([binary, "--format", "anthropic", "--echo"] + extra,
+        self.process = subprocess.Popen([binary, "--format", wire, "--echo"] + extra,
                                         stdout=subprocess.PIPE, text=True)
         self.url = self.process.stdout.readline().strip()
         check(self.url.startswith("http://"), "fake provider did not start")
@@ -68,7 +69,9 @@ class Home:
                      "DISPLAY", "WAYLAND_DISPLAY"):
             self.env.pop(name, None)
         self.env.update({"AVA_HOME": self.root, "ANTHROPIC_API_KEY": "test-key",
-                         "ANTHROPIC_BASE_URL": fake.url, "no_proxy": "*", "AVA_LOG": "info"})
+                         "ANTHROPIC_BASE_URL": fake.url, "no_proxy": "*", "AVA_LOG": "info",
+                         # A model server running on this machine stays out of the tests.
+                         "AVA_LOCAL_PROBE": "0"})
 
     def backend_file(self):
         try:

@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -311,6 +312,57 @@ def test_settings_page_adds_a_provider_that_works_without_a_restart(server, proj
     check(server.request("DELETE", path + "/key").status == 404, "forgot twice")
     with open(auth) as f:
         check(secret not in f.read(), "the key is still in auth.json")
+
+
+def test_a_local_server_is_the_default_when_nothing_is_configured():
+    with tempfile.TemporaryDirectory(prefix="ava-local-") as scratch:
+        record = os.path.join(scratch, "requests.jsonl")
+        local = FakeProvider(FAKE, record=record, wire="openai")  # poses as Ollama
+        home = Home(local)
+        for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+            home.env.pop(name)
+        port = urllib.parse.urlsplit(local.url).port
+        home.env["AVA_LOCAL_PROBE"] = "ollama=127.0.0.1:%d" % port
+        server = Server(home, [BACKEND, "--port", "0"])
+        try:
+            models = wait_for(lambda: (lambda m: m if m["detected"] else None)(
+                server.ok("GET", "/api/models")), 20, "the local server to be found")
+            check(models["needsSetup"] and models["defaultProvider"] == "ollama", models)
+            check(models["detected"] == [{"name": "ollama", "kind": "ollama",
+                                          "baseUrl": "http://127.0.0.1:%d/v1" % port,
+                                          "models": ["echo-local:1b"], "inUse": True}],
+                  models["detected"])
+            project = server.ok("POST", "/api/projects", {"path": home.project})["id"]
+            conversation = new_conversation(server, project)
+            stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+            send(server, conversation, "hello local")
+            events = stream.wait_until(count_turn_ends(1))
+            stream.close()
+            check(final_text(events) == "echo: hello local", final_text(events))
+            with open(record) as f:
+                sent = [json.loads(line) for line in f]
+            check(sent and sent[-1]["target"] == "/v1/chat/completions", sent)
+            check(sent[-1]["body"]["model"] == "echo-local:1b", sent[-1]["body"])
+
+            # The first-run panel's "use it": saved as the default, set-up done.
+            saved = server.ok("PUT", "/api/settings/providers/ollama",
+                              {"baseUrl": "http://127.0.0.1:%d/v1" % port, "model": "echo-local:1b",
+                               "makeDefault": True})
+            check(saved["configured"] and saved["model"] == "echo-local:1b", saved)
+            with open(os.path.join(home.root, "settings.json")) as f:
+                check(json.load(f)["provider"] == "ollama", "settings.json provider")
+            after = server.ok("GET", "/api/models")
+            check(not after["needsSetup"] and after["defaultProvider"] == "ollama", after)
+            refused = server.request("PUT", "/api/settings/providers/ollama", {"makeDefault": False})
+            check(refused.status == 400 and "nothing to change" in refused.json["error"]["message"],
+                  refused.raw)
+        except Exception:
+            sys.stderr.write("--- server log\n" + server.log_text() + "\n")
+            raise
+        finally:
+            server.stop()
+            local.stop()
+            home.cleanup()
 
 
 def test_sigkill_mid_turn_then_restart_recovers():

@@ -19,6 +19,7 @@ cleanup() {
 }
 trap cleanup EXIT
 export AVA_HOME="$work/home"
+export CODEX_HOME="$work/codex"  # a Codex login of the user's stays out of it
 unset ANTHROPIC_API_KEY OPENAI_API_KEY AVA_API_KEY AVA_PROVIDER AVA_BASE_URL ANTHROPIC_BASE_URL \
   OPENAI_BASE_URL AVA_PROFILE NO_COLOR
 fail() { echo "FAIL: $*"; exit 1; }
@@ -76,6 +77,15 @@ grep -q "^ok    mcp       everything started (.*, [0-9]* tools)$" "$work/out" ||
 grep -q "^FAIL  mcp       broken does not start: " "$work/out" || fail "broken: $(cat "$work/out")"
 grep -q "fix: ava mcp test broken shows the details; ava mcp disable broken turns it off" \
   "$work/out" || fail "broken fix: $(cat "$work/out")"
+
+# The Codex CLI's login, with nothing else configured, is the provider in use.
+mkdir -p "$CODEX_HOME"
+printf '{"tokens": {"access_token": "at", "refresh_token": "rt"}, "last_refresh": "2026-01-01T00:00:00Z"}\n' \
+  > "$CODEX_HOME/auth.json"
+AVA_LOCAL_PROBE=0 run 0 doctor --no-mcp
+grep -q "^ok    provider  codex (in use) uses the Codex CLI's login in $CODEX_HOME/auth.json (refreshed [0-9]* days ago)$" \
+  "$work/out" || fail "codex: $(cat "$work/out")"
+rm -r "$CODEX_HOME"
 
 "$ava" mcp disable broken > /dev/null
 ANTHROPIC_API_KEY=sk-good AVA_LOCAL_PROBE=0 run 0 doctor --json

@@ -251,3 +251,89 @@ TEST_CASE("with nothing configured, a local server that serves a model answers -
   CHECK(none.exit_code == 2);
   CHECK_THAT(none.err, Catch::Contains("a local model server works too"));
 }
+
+TEST_CASE("ava models pull streams Ollama's progress and says when it is done", "[models]") {
+  auto ollama = FakeProviderServer::start();
+  // The stream as Ollama sends it, cut mid-line to check the reassembly.
+  ollama->enqueue(FakeReply{
+      .content_type = "application/x-ndjson",
+      .chunks = {"{\"status\":\"pulling manifest\"}\n{\"status\":\"pulling 6a0746a1ec1a\",",
+                 "\"digest\":\"sha256:6a0746a1ec1a\",\"total\":4000,\"completed\":1000}\n",
+                 "{\"status\":\"pulling 6a0746a1ec1a\",\"digest\":\"sha256:6a0746a1ec1a\","
+                 "\"total\":4000,\"completed\":4000}\n",
+                 "{\"status\":\"verifying sha256 digest\"}\n{\"status\":\"writing manifest\"}\n",
+                 "{\"status\":\"success\"}\n"}});
+  ava::test::TempDir dir;
+  auto run = run_ava({"models", "pull", "qwen2.5-coder:7b"},
+                     {{"AVA_HOME", (dir.path() / "home").string()},
+                      {"OLLAMA_HOST", fmt::format("127.0.0.1:{}", ollama->port())}},
+                     dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out,
+             Catch::StartsWith("pulled qwen2.5-coder:7b into Ollama at http://127.0.0.1:"));
+  // Not a terminal: each phase once, in order, no byte counts.
+  CHECK(run.err ==
+        "ava: pulling manifest\nava: pulling 6a0746a1ec1a\nava: verifying sha256 digest\n"
+        "ava: writing manifest\nava: success\n");
+  const auto requests = ollama->requests();
+  REQUIRE(requests.size() == 1);
+  const auto& request = requests[0];
+  CHECK(request.method == "POST");
+  CHECK(request.target == "/api/pull");
+  CHECK(json::parse(request.body) == json{{"model", "qwen2.5-coder:7b"}, {"stream", true}});
+}
+
+TEST_CASE("ava models pull reports Ollama's refusal, a stream cut short and bad names",
+          "[models]") {
+  auto ollama = FakeProviderServer::start();
+  ollama->enqueue(FakeReply{.content_type = "application/x-ndjson",
+                            .chunks = {"{\"status\":\"pulling manifest\"}\n",
+                                       "{\"error\":\"pull model manifest: file does not "
+                                       "exist\"}\n"}});
+  ollama->enqueue(FakeReply{.content_type = "application/x-ndjson",
+                            .chunks = {"{\"status\":\"pulling manifest\"}\n"}});
+  ollama->enqueue(FakeReply{.content_type = "application/x-ndjson",
+                            .chunks = {"{\"status\":\"pulling manifest\"}\n", "<html>\n"}});
+  ava::test::TempDir dir;
+  std::map<std::string, std::string> env = {
+      {"AVA_HOME", (dir.path() / "home").string()},
+      {"OLLAMA_HOST", fmt::format("127.0.0.1:{}", ollama->port())}};
+
+  auto refused = run_ava({"models", "pull", "nosuch"}, env, dir);
+  CHECK(refused.exit_code == 1);
+  CHECK_THAT(refused.err, Catch::Contains("ava models pull: Ollama could not pull nosuch: pull "
+                                          "model manifest: file does not exist"));
+  CHECK(refused.out.empty());
+
+  auto cut = run_ava({"models", "pull", "llama3.2"}, env, dir);
+  CHECK(cut.exit_code == 1);
+  CHECK_THAT(cut.err, Catch::Contains("Ollama ended the download before it was done"));
+
+  auto garbage = run_ava({"models", "pull", "llama3.2"}, env, dir);
+  CHECK(garbage.exit_code == 1);
+  CHECK_THAT(garbage.err, Catch::Contains("not a JSON object"));
+
+  for (const char* name : {"../etc/passwd", "http://evil/x", "a b", "/abs", "x\x1b[2J"}) {
+    auto bad = run_ava({"models", "pull", name}, env, dir);
+    INFO(name);
+    CHECK(bad.exit_code == 1);
+    CHECK_THAT(bad.err, Catch::Contains("a model name is [namespace/]model[:tag]"));
+  }
+  CHECK(ollama->requests().size() == 3);  // the bad names never reached the server
+
+  std::string closed_port;
+  {
+    auto gone = FakeProviderServer::start();
+    closed_port = std::to_string(gone->port());
+  }
+  env["OLLAMA_HOST"] = "127.0.0.1:" + closed_port;
+  auto down = run_ava({"models", "pull", "llama3.2"}, env, dir);
+  CHECK(down.exit_code == 1);
+  CHECK_THAT(down.err, Catch::Contains("Ollama is not running at http://127.0.0.1:" + closed_port));
+
+  env["AVA_PROVIDER"] = "anthropic";
+  auto other = run_ava({"models", "pull", "--provider", "anthropic", "llama3.2"}, env, dir);
+  CHECK(other.exit_code == 1);
+  CHECK_THAT(other.err, Catch::Contains("'anthropic' is not an Ollama server"));
+}

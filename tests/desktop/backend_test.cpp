@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <QUrl>
+
 #include "ava/desktop/workbench.hpp"
 #include "desktop/backend_harness.hpp"
 
@@ -348,4 +350,41 @@ TEST_CASE("automations: the schedule's next runs, added, run now, history, a fai
   workbench.runAutomation(slow.value("id").toString());
   REQUIRE(spin_until([&] { return failures.contains("slow"); }));
   CHECK(workbench.lastError().contains("Automation slow failed"));
+}
+
+TEST_CASE("with nothing configured, the first-run choices come from the backend and one is saved",
+          "[desktop][backend]") {
+  BackendHome env;
+  // No key: the fake provider poses as a running Ollama (it lists
+  // "echo-local:1b" at /api/tags), where the backend is told to look.
+  qunsetenv("ANTHROPIC_API_KEY");
+  qunsetenv("ANTHROPIC_BASE_URL");
+  const auto port = QUrl(env.provider_url()).port();
+  qputenv("AVA_LOCAL_PROBE", QStringLiteral("ollama=127.0.0.1:%1").arg(port).toUtf8());
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  workbench.start();
+  REQUIRE(spin_until([&] { return connected(workbench); }));
+  env.track(workbench.connection()->pid());
+  qunsetenv("AVA_LOCAL_PROBE");
+  REQUIRE(
+      spin_until([&] { return workbench.needsSetup() && !workbench.detectedServers().isEmpty(); }));
+  const auto server = workbench.detectedServers().front().toMap();
+  CHECK(server.value("name").toString() == "ollama");
+  CHECK(server.value("inUse").toBool());
+  CHECK(server.value("models").toStringList() == QStringList{QStringLiteral("echo-local:1b")});
+  CHECK(workbench.defaultProvider() == "ollama");  // used meanwhile
+
+  workbench.saveProviderKey(QStringLiteral("anthropic"), QStringLiteral("sk bad"));
+  REQUIRE(spin_until([&] { return !workbench.setupBusy() && !workbench.setupError().isEmpty(); }));
+  CHECK(workbench.setupError().contains("apiKey"));
+  CHECK(workbench.needsSetup());
+
+  workbench.useDetectedServer(server.value("name").toString(), server.value("baseUrl").toString(),
+                              QStringLiteral("echo-local:1b"));
+  REQUIRE(spin_until([&] { return !workbench.needsSetup(); }));
+  CHECK(workbench.setupError().isEmpty());
+  CHECK(workbench.defaultProvider() == "ollama");
+  std::ifstream saved(std::filesystem::path(env.home().toStdString()) / "settings.json");
+  std::string text((std::istreambuf_iterator<char>(saved)), std::istreambuf_iterator<char>());
+  CHECK(text.find(R"("provider": "ollama")") != std::string::npos);
 }

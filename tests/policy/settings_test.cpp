@@ -65,6 +65,19 @@ TEST_CASE("no files: the default mode and no rules", "[policy]") {
   CHECK(loaded->listed.empty());
 }
 
+TEST_CASE("an empty or blank settings file is empty settings", "[policy]") {
+  ava::test::TempDir dir;
+  const auto home = dir.path() / "home";
+  for (const char* text : {"", "  \n\t\r\n"}) {
+    write(home / "settings.json", text);
+    write(dir.path() / "p" / ".ava" / "settings.json", text);
+    auto loaded = load_permissions(home, dir.path() / "p");
+    REQUIRE(loaded);
+    CHECK(loaded->rules.mode == Mode::ask);
+    CHECK(loaded->listed.empty());
+  }
+}
+
 TEST_CASE("a malformed block or rule is an error naming the file", "[policy]") {
   ava::test::TempDir dir;
   const auto home = dir.path() / "home";

@@ -7,7 +7,9 @@
 // Prints its base URL on the first line of stdout, then serves until
 // SIGINT/SIGTERM. Each request gets the next response of the mock script
 // rendered in the wire format (past the end: HTTP 500), or the fixture body
-// byte for byte, or (--echo) a reply to the last message (support/fake_echo.hpp).
+// byte for byte, or (--echo) a reply to the last message (support/fake_echo.hpp);
+// an echo server also lists one model, "echo-local:1b", at GET /api/tags and
+// /v1/models, so it can pose as a local model server.
 // --record appends every request answered by --echo or --fixture to a file,
 // one JSON line {"target", "body"} each, so a test can read what the client
 // sent (system prompt, tools).
@@ -86,6 +88,16 @@ int main(int argc, char** argv) {
   auto server = ava::test::FakeProviderServer::start(options);
   if (echo) {
     server->set_fallback([api = *api, record_path](const ava::test::RecordedRequest& request) {
+      // A model listing, so the echo server can stand in for a local model
+      // server (Ollama's /api/tags, the OpenAI-style /v1/models).
+      if (request.method == "GET" && request.target == "/api/tags") {
+        return ava::test::FakeReply{.content_type = "application/json",
+                                    .chunks = {R"({"models":[{"name":"echo-local:1b"}]})"}};
+      }
+      if (request.method == "GET" && request.target == "/v1/models") {
+        return ava::test::FakeReply{.content_type = "application/json",
+                                    .chunks = {R"({"data":[{"id":"echo-local:1b"}]})"}};
+      }
       record(record_path, request);
       return ava::test::echo_reply(api, request);
     });

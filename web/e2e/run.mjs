@@ -13,7 +13,7 @@
 // restart the new code is traded through POST /api/login. A server that
 // prints a plain URL (no login yet) is driven without any of that.
 import { spawn } from "node:child_process";
-import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -755,6 +755,31 @@ async function main() {
     log(`bench: ${bench.events} events -> ${bench.items} items; reduce median ${median(runs.map((r) => r.reduceMs)).toFixed(1)} ms; reduce + first render median ${median(runs.map((r) => r.totalMs)).toFixed(1)} ms (runs: ${runs.map((r) => r.totalMs.toFixed(0)).join(", ")} ms)`);
     // A figure for docs/performance.md, not a pass/fail line: this machine is shared and noisy.
     await screenshot("bench-5000");
+
+    // --- first run: a second server on a home with nothing configured, the
+    // fake provider posing as a running Ollama (it lists "echo-local:1b" at
+    // /api/tags). The panel offers it; choosing it saves it as the default.
+    const firstHome = path.join(temp, "first-home");
+    mkdirSync(firstHome);
+    const firstEnv = { ...env, AVA_HOME: firstHome, AVA_LOCAL_PROBE: `ollama=127.0.0.1:${new URL(fakeUrl).port}` };
+    delete firstEnv.ANTHROPIC_API_KEY;
+    delete firstEnv.ANTHROPIC_BASE_URL;
+    const first = await startWithFirstLine(avaBinary, ["--serve", "--port", "0", "--no-open"], { env: firstEnv }, path.join(args.out, "server-first-run.log"), "ava --serve (first run)");
+    children.push(first.child);
+    const firstMatch = /(http:\/\/127\.0\.0\.1:\d+)\/?(?:\?login=([A-Za-z0-9_-]+))?/.exec(first.line);
+    check(firstMatch, `ava --serve printed ${JSON.stringify(first.line)}`);
+    await page.goto(firstMatch[2] ? `${firstMatch[1]}/?login=${firstMatch[2]}` : `${firstMatch[1]}/`);
+    const setupPanel = page.getByRole("region", { name: "Set up a model provider" });
+    await setupPanel.waitFor();
+    const detected = setupPanel.getByTestId("detected-ollama");
+    await detected.waitFor();
+    check((await detected.textContent()).includes("New conversations already use it"), "the detected server is not said to be in use");
+    await screenshot("first-run");
+    await detected.getByRole("button", { name: "Use Ollama" }).click();
+    await page.getByTestId("first-run").waitFor({ state: "detached" });
+    const firstSettings = JSON.parse(readFileSync(path.join(firstHome, "settings.json"), "utf8"));
+    check(firstSettings.provider === "ollama" && firstSettings.providers?.ollama?.model === "echo-local:1b", `settings.json after "Use Ollama": ${JSON.stringify(firstSettings)}`);
+    log("ok: the first-run panel offers the detected Ollama and saves it as the default");
 
     const violations = await page.evaluate(() => window.__cspViolations ?? []);
     check(violations.length === 0, `Content-Security-Policy violations: ${violations.join("; ")}`);

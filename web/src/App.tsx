@@ -5,6 +5,7 @@ import type { ModelsResponse } from "./api/protocol.extra";
 import { connection, statusBus, useConnection, useLiveStatuses, useSignedOut } from "./model/stores";
 import { Automations } from "./ui/Automations";
 import { ConversationPage } from "./ui/ConversationPage";
+import { FirstRun } from "./ui/FirstRun";
 import { Settings } from "./ui/Settings";
 import { Sidebar } from "./ui/Sidebar";
 
@@ -242,6 +243,7 @@ export function App() {
           {route.page === "home" && (
             <main className="home" aria-label="Welcome">
               <h1>Ava</h1>
+              {models?.needsSetup && <FirstRun models={models} />}
               <p>{projects.length === 0 ? "Add a project (a folder on the server) to start." : "Pick a conversation, or start one with + next to a project."}</p>
             </main>
           )}

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonObject>
 #include <QObject>
 #include <QSettings>
 #include <QString>
@@ -32,6 +33,13 @@ class Workbench : public QObject {
   Q_PROPERTY(QString defaultProvider READ defaultProvider NOTIFY settingsChanged)
   Q_PROPERTY(QString settingsFile READ settingsFile NOTIFY settingsChanged)
   Q_PROPERTY(QStringList modelChoices READ modelChoices NOTIFY settingsChanged)
+  // No provider is configured: the first-run panel shows, offering the
+  // local model servers the backend found ({name, kind, baseUrl, models,
+  // inUse}) or a key.
+  Q_PROPERTY(bool needsSetup READ needsSetup NOTIFY settingsChanged)
+  Q_PROPERTY(QVariantList detectedServers READ detectedServers NOTIFY settingsChanged)
+  Q_PROPERTY(QString setupError READ setupError NOTIFY setupChanged)
+  Q_PROPERTY(bool setupBusy READ setupBusy NOTIFY setupChanged)
   Q_PROPERTY(QVariantMap totalUsage READ totalUsage NOTIFY usageChanged)
   Q_PROPERTY(double costUsd READ costUsd NOTIFY usageChanged)
   Q_PROPERTY(int pendingInputs READ pendingInputs NOTIFY pendingChanged)
@@ -92,6 +100,10 @@ class Workbench : public QObject {
   QString settingsFile() const { return settings_file_; }
   // "provider/model" for each configured provider and its kind's models.
   QStringList modelChoices() const { return model_choices_; }
+  bool needsSetup() const { return needs_setup_; }
+  QVariantList detectedServers() const { return detected_servers_; }
+  QString setupError() const { return setup_error_; }
+  bool setupBusy() const { return setup_busy_; }
   QVariantMap totalUsage() const { return total_usage_; }
   double costUsd() const { return cost_usd_; }
   int pendingInputs() const { return static_cast<int>(outbox_.size()); }
@@ -147,6 +159,11 @@ class Workbench : public QObject {
   Q_INVOKABLE void setArchived(const QString& id, bool archived);
   Q_INVOKABLE void rename(const QString& id, const QString& title);
   Q_INVOKABLE void clearError();
+  // The first-run panel's choices: a detected server with one of its
+  // models, or a key for a cloud provider; either becomes the default.
+  Q_INVOKABLE void useDetectedServer(const QString& name, const QString& baseUrl,
+                                     const QString& model);
+  Q_INVOKABLE void saveProviderKey(const QString& provider, const QString& key);
   // desktop.ini in AVA_HOME: window geometry, theme, last selection.
   Q_INVOKABLE QVariant setting(const QString& key, const QVariant& fallback = {}) const;
   Q_INVOKABLE void setSetting(const QString& key, const QVariant& value);
@@ -155,6 +172,7 @@ class Workbench : public QObject {
   void selectionChanged();
   void historyLoadedChanged();
   void settingsChanged();
+  void setupChanged();
   void usageChanged();
   void pendingChanged();
   void lastErrorChanged();
@@ -187,6 +205,7 @@ class Workbench : public QObject {
   void on_automation_event(const nlohmann::json& message);
   void load_conversations();
   void load_settings();
+  void save_default_provider(const QString& name, const QJsonObject& update);
   void load_usage();
   void load_permissions();
   void load_commands();
@@ -228,6 +247,10 @@ class Workbench : public QObject {
   qint64 listed_last_seq_ = 0;
   QString default_provider_;
   QString settings_file_;
+  bool needs_setup_ = false;
+  QVariantList detected_servers_;
+  QString setup_error_;
+  bool setup_busy_ = false;
   QStringList model_choices_;
   QVariantMap total_usage_;
   double cost_usd_ = 0;

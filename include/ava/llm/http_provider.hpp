@@ -1,12 +1,14 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
 
 #include "ava/base/log.hpp"
 #include "ava/llm/provider.hpp"
@@ -27,6 +29,14 @@ struct HttpProviderConfig {
   std::vector<transport::HttpHeader> extra_headers;
   RetryPolicy retry;
   transport::HttpClientOptions http;
+  // Headers that change between requests (a login's access token), asked
+  // for before each request; after a 401 asked again with rejected = true
+  // (refresh) and the request sent once more. Its error ends the turn as an
+  // authentication error.
+  std::function<boost::asio::awaitable<Result<std::vector<transport::HttpHeader>>>(bool rejected)>
+      credentials;
+  // Some endpoints refuse max_output_tokens (the ChatGPT Codex backend).
+  bool send_max_output_tokens = true;
 };
 
 // The official SDKs' defaults: https://api.anthropic.com (the path carries

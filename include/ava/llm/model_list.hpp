@@ -71,4 +71,19 @@ boost::asio::awaitable<ProviderModels> query_models(boost::asio::any_io_executor
                                                     ModelSource source,
                                                     transport::HttpClientOptions options);
 
+// Asks each local probe for its models, one after the other (a loopback
+// port answers or refuses at once). One result per probe, in probe order.
+boost::asio::awaitable<std::vector<ProviderModels>> query_local_servers(
+    boost::asio::any_io_executor executor, const Settings& settings);
+
+// The first local server that answered with a model, in probe order
+// (Ollama, LM Studio, llama.cpp); nullptr when none did.
+const ProviderModels* first_serving(const std::vector<ProviderModels>& answers);
+
+// `settings` with a detected server as the default provider, for when
+// nothing is configured: "provider" names it, its entry points where it was
+// found (a probe address may not be the default), with its first model
+// unless the entry names one.
+Settings using_local_server(Settings settings, const ProviderModels& found);
+
 }  // namespace ava::llm

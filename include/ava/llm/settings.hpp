@@ -18,9 +18,19 @@
 namespace ava::llm {
 
 // What a provider speaks and where it usually lives.
-enum class ProviderKind { anthropic, openai, openai_responses, ollama, lmstudio, llamacpp, mock };
+// codex: the ChatGPT Codex backend (OpenAI Responses) with the Codex CLI's login.
+enum class ProviderKind {
+  anthropic,
+  openai,
+  openai_responses,
+  ollama,
+  lmstudio,
+  llamacpp,
+  codex,
+  mock
+};
 
-// "anthropic", "openai", "openai-responses", "ollama", "lmstudio", "llamacpp", "mock".
+// "anthropic", "openai", "openai-responses", "ollama", "lmstudio", "llamacpp", "codex", "mock".
 Result<ProviderKind> parse_provider_kind(std::string_view name);
 std::string_view to_string(ProviderKind kind);
 // The wire format of a kind; nullopt for mock.
@@ -61,6 +71,11 @@ struct Settings {
   // credentials (KEY, SECRET, TOKEN, PASSWORD); see proc/environment.hpp.
   std::vector<std::string> child_environment_keep;
   std::map<std::string, base::Secret, std::less<>> keys;  // auth.json, by provider name
+  // The Codex CLI's login ($CODEX_HOME/auth.json, llm/codex_login.hpp):
+  // the file when it holds ChatGPT tokens (for the codex provider), and its
+  // API key (openai's last resort). Empty when there is none.
+  std::filesystem::path codex_login;
+  base::Secret codex_api_key;
   base::EnvLookup env = [](const char*) { return std::optional<std::string>(); };
 };
 
@@ -88,6 +103,7 @@ struct ProviderUpdate {
   std::optional<std::string> kind;
   std::optional<std::string> base_url;
   std::optional<std::string> model;
+  bool make_default = false;  // settings.json "provider" names it
 };
 
 // Adds or changes one provider in settings.json, keeping everything else in
@@ -110,6 +126,7 @@ struct ResolvedProvider {
   std::vector<transport::HttpHeader> headers;
   std::string model;  // its default model; empty when it has none (ollama, lmstudio)
   std::filesystem::path mock_script;
+  std::filesystem::path login_file;  // codex: the Codex login whose tokens it sends
 };
 
 // The provider in use when none is chosen: AVA_PROVIDER, else settings.json

@@ -437,10 +437,32 @@ struct Shape<CatalogModel> {
                                             field("thinking", &CatalogModel::thinking)};
 };
 
+// A model server found running on this machine (Ollama, LM Studio,
+// llama.cpp) though no setting names it.
+struct DetectedServer {
+  std::string name;
+  std::string kind;
+  std::string base_url;
+  std::vector<std::string> models;
+  bool in_use = false;  // nothing is configured, so new conversations use it
+};
+template <>
+struct Shape<DetectedServer> {
+  static constexpr std::string_view name = "DetectedServer";
+  static constexpr std::string_view doc =
+      "GET /api/models: a local model server found running, not configured";
+  static constexpr auto fields =
+      std::tuple{field("name", &DetectedServer::name), field("kind", &DetectedServer::kind),
+                 field("baseUrl", &DetectedServer::base_url),
+                 field("models", &DetectedServer::models), field("inUse", &DetectedServer::in_use)};
+};
+
 struct ModelsResponse {
   std::string default_provider;
   std::vector<ProviderInfo> providers;
   std::vector<CatalogModel> models;
+  bool needs_setup = false;  // no provider is configured: the first-run panel
+  std::vector<DetectedServer> detected;
 };
 template <>
 struct Shape<ModelsResponse> {
@@ -448,7 +470,9 @@ struct Shape<ModelsResponse> {
   static constexpr std::string_view doc = "GET /api/models";
   static constexpr auto fields = std::tuple{
       field("defaultProvider", &ModelsResponse::default_provider),
-      field("providers", &ModelsResponse::providers), field("models", &ModelsResponse::models)};
+      field("providers", &ModelsResponse::providers), field("models", &ModelsResponse::models),
+      field("needsSetup", &ModelsResponse::needs_setup),
+      field("detected", &ModelsResponse::detected)};
 };
 
 // A model's limits as settings.json overrides them.

@@ -307,16 +307,19 @@ struct ProviderUpdateRequest {
   std::optional<std::string> base_url;
   std::optional<std::string> model;
   std::optional<std::string> api_key;
+  std::optional<bool> make_default;  // true: settings.json "provider" names it
 };
 template <>
 struct Shape<ProviderUpdateRequest> {
   static constexpr std::string_view name = "ProviderUpdate";
   static constexpr std::string_view doc =
       "PUT /api/settings/providers/{name} (empty string: back to the default)";
-  static constexpr auto fields = std::tuple{field("kind", &ProviderUpdateRequest::kind),
-                                            field("baseUrl", &ProviderUpdateRequest::base_url),
-                                            field("model", &ProviderUpdateRequest::model),
-                                            field("apiKey", &ProviderUpdateRequest::api_key)};
+  static constexpr auto fields =
+      std::tuple{field("kind", &ProviderUpdateRequest::kind),
+                 field("baseUrl", &ProviderUpdateRequest::base_url),
+                 field("model", &ProviderUpdateRequest::model),
+                 field("apiKey", &ProviderUpdateRequest::api_key),
+                 field("makeDefault", &ProviderUpdateRequest::make_default)};
   static Result<void> check(const ProviderUpdateRequest& update);
 };
 

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { api } from "../api/client";
 import type { ModelsResponse, SettingsResponse } from "../api/protocol.extra";
+import { FirstRun } from "./FirstRun";
 import { ProviderForm } from "./ProviderForm";
 import { McpSection } from "./McpSection";
 import { SkillsSection } from "./SkillsSection";
@@ -21,6 +22,7 @@ export function Settings({ models }: { models: ModelsResponse | null }) {
     <main className="settings" aria-label="Settings">
       <h1>Settings</h1>
       {error && <div role="alert" className="error-banner">{error}</div>}
+      {models?.needsSetup && <FirstRun models={models} />}
       <h2>Providers</h2>
       {!models ? (
         <p>Loading…</p>
