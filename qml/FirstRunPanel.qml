@@ -43,20 +43,34 @@ Rectangle {
                 id: server
                 required property var modelData
                 readonly property string label: root.localNames[modelData.kind] || modelData.name
+                readonly property bool hasModels: modelData.models.length > 0
                 objectName: "detected-" + modelData.name
                 Layout.fillWidth: true
                 spacing: 4
-                Label { text: server.label + " is running"; font.bold: true; color: Theme.text }
                 Label {
+                    objectName: "serverTitle"
+                    text: server.label + (server.hasModels ? " is running" : " is running without a model")
+                    font.bold: true
+                    color: Theme.text
+                }
+                Label {
+                    objectName: "serverDetail"
                     textFormat: Text.PlainText
-                    text: "At " + server.modelData.baseUrl + " with " + server.modelData.models.length
-                          + (server.modelData.models.length === 1 ? " model." : " models.")
-                          + (server.modelData.inUse ? " New conversations already use it until you choose." : "")
+                    text: !server.hasModels
+                          ? "At " + server.modelData.baseUrl + ". "
+                            + (server.modelData.kind === "ollama"
+                               ? "Download one in a terminal: ava models pull llama3.2 (or any name from ollama.com/library)"
+                               : "Load a model in " + server.label)
+                            + "; it shows up here within a few seconds."
+                          : "At " + server.modelData.baseUrl + " with " + server.modelData.models.length
+                            + (server.modelData.models.length === 1 ? " model." : " models.")
+                            + (server.modelData.inUse ? " New conversations already use it until you choose." : "")
                     color: Theme.muted
                     wrapMode: Text.Wrap
                     Layout.fillWidth: true
                 }
                 RowLayout {
+                    visible: server.hasModels
                     ComboBox {
                         id: modelChoice
                         objectName: "modelChoice"

@@ -45,7 +45,8 @@ Result<httpd::HttpResponse> models(const ApiContext& context, const httpd::HttpR
   const auto detected = context.settings->detected();
   const auto* in_use = view.needs_setup ? llm::first_serving(detected) : nullptr;
   for (const auto& answer : detected) {
-    if (!answer.reachable || answer.models.empty()) continue;
+    // One running without a model is listed too: the panel says how to get one.
+    if (!answer.reachable) continue;
     view.detected.push_back({.name = answer.source.provider,
                              .kind = std::string(llm::to_string(answer.source.kind)),
                              .base_url = answer.source.base_url,

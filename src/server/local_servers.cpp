@@ -39,7 +39,16 @@ asio::awaitable<void> watch_local_servers(SettingsSource& settings, StatusFeed& 
       const auto snapshot = settings.current();
       auto answers = co_await llm::query_local_servers(executor, *snapshot);
       const auto* found = llm::first_serving(answers);
-      const auto info = announced(found, in_use);
+      // Nothing serving: named after a server running without a model, if
+      // any, so the panels learn of it too.
+      std::string named = in_use;
+      for (const auto& answer : answers) {
+        if (found == nullptr && answer.reachable) {
+          named = answer.source.provider;
+          break;
+        }
+      }
+      const auto info = announced(found, named);
       const bool serving = found != nullptr;
       if (settings.set_detected(std::move(answers))) {
         if (serving) {

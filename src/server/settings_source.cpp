@@ -28,12 +28,14 @@ bool SettingsSource::needs_setup() const {
 
 bool SettingsSource::set_detected(std::vector<llm::ProviderModels> answers) {
   std::scoped_lock lock(snapshot_mutex_);
-  auto serving = [](const std::vector<llm::ProviderModels>& list) {
-    const auto* first = llm::first_serving(list);
-    return first == nullptr ? std::pair<std::string, std::string>()
-                            : std::pair(first->source.base_url, first->models.front());
+  // What the panels show: every server that answered, with its models.
+  auto shown = [](const std::vector<llm::ProviderModels>& list) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> out;
+    for (const auto& answer : list)
+      if (answer.reachable) out.emplace_back(answer.source.base_url, answer.models);
+    return out;
   };
-  const bool changed = serving(detected_) != serving(answers);
+  const bool changed = shown(detected_) != shown(answers);
   detected_ = std::move(answers);
   if (changed) rebuild_locked();
   return changed;

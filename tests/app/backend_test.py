@@ -7,6 +7,7 @@ on an ephemeral loopback port, with the loopback fake provider.
 
 import base64
 import http.client
+import http.server
 import json
 import os
 import signal
@@ -322,16 +323,22 @@ def test_a_local_server_is_the_default_when_nothing_is_configured():
         for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
             home.env.pop(name)
         port = urllib.parse.urlsplit(local.url).port
-        home.env["AVA_LOCAL_PROBE"] = "ollama=127.0.0.1:%d" % port
+        # An LM Studio that runs with no model loaded: listed, never in use.
+        empty = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NoModels)
+        threading.Thread(target=empty.serve_forever, daemon=True).start()
+        home.env["AVA_LOCAL_PROBE"] = "ollama=127.0.0.1:%d,lmstudio=127.0.0.1:%d" % (
+            port, empty.server_address[1])
         server = Server(home, [BACKEND, "--port", "0"])
         try:
             models = wait_for(lambda: (lambda m: m if m["detected"] else None)(
                 server.ok("GET", "/api/models")), 20, "the local server to be found")
             check(models["needsSetup"] and models["defaultProvider"] == "ollama", models)
-            check(models["detected"] == [{"name": "ollama", "kind": "ollama",
-                                          "baseUrl": "http://127.0.0.1:%d/v1" % port,
-                                          "models": ["echo-local:1b"], "inUse": True}],
-                  models["detected"])
+            check(models["detected"] == [
+                {"name": "ollama", "kind": "ollama", "baseUrl": "http://127.0.0.1:%d/v1" % port,
+                 "models": ["echo-local:1b"], "inUse": True},
+                {"name": "lmstudio", "kind": "lmstudio",
+                 "baseUrl": "http://127.0.0.1:%d/v1" % empty.server_address[1],
+                 "models": [], "inUse": False}], models["detected"])
             project = server.ok("POST", "/api/projects", {"path": home.project})["id"]
             conversation = new_conversation(server, project)
             stream = EventStream(server, "/api/conversations/%s/events" % conversation)
@@ -362,7 +369,23 @@ def test_a_local_server_is_the_default_when_nothing_is_configured():
         finally:
             server.stop()
             local.stop()
+            empty.shutdown()
             home.cleanup()
+
+
+class NoModels(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-style model listing with nothing in it."""
+
+    def do_GET(self):  # noqa: N802 - the http.server name
+        body = b'{"object": "list", "data": []}'
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
 
 
 def test_sigkill_mid_turn_then_restart_recovers():

@@ -84,6 +84,19 @@ describe("first-run panel", () => {
     expect(container.textContent).not.toContain("sk-good");
   });
 
+  it("says how to get a model for a server running without one", async () => {
+    vi.stubGlobal("fetch", vi.fn());
+    const container = await show({
+      ...base,
+      detected: [{ name: "ollama", kind: "ollama", baseUrl: "http://127.0.0.1:11434/v1", models: [], inUse: false }],
+    });
+    const option = container.querySelector('[data-testid="detected-ollama"]')!;
+    expect(option.querySelector("h3")?.textContent).toBe("Ollama is running without a model");
+    expect(option.textContent).toContain("ava models pull llama3.2");
+    expect(option.querySelector("button")).toBeNull();
+    expect(container.querySelector('[data-testid="no-local-server"]')).toBeNull();
+  });
+
   it("does not send an empty key", async () => {
     const fetchMock = vi.fn();
     vi.stubGlobal("fetch", fetchMock);

@@ -33,7 +33,8 @@ class SettingsSource {
   bool needs_setup() const;
 
   // What the last look for local model servers found (llm::query_local_servers);
-  // true when that changes what current() gives.
+  // true when that changes a server found or its models (and so, maybe,
+  // what current() gives).
   bool set_detected(std::vector<llm::ProviderModels> answers);
   std::vector<llm::ProviderModels> detected() const;
 

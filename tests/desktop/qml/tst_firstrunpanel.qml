@@ -74,6 +74,16 @@ Item {
             compare(error.text, "apiKey: no spaces or line breaks")
         }
 
+        function test_a_server_without_a_model_says_how_to_get_one() {
+            fake.detectedServers = [{ name: "ollama", kind: "ollama", baseUrl: "http://127.0.0.1:11434/v1",
+                                      models: [], inUse: false }]
+            tryVerify(() => findChild(panel, "detected-ollama") !== null)
+            const server = findChild(panel, "detected-ollama")
+            compare(findChild(server, "serverTitle").text, "Ollama is running without a model")
+            verify(findChild(server, "serverDetail").text.indexOf("ava models pull llama3.2") >= 0)
+            verify(!findChild(server, "useDetectedButton").visible)
+        }
+
         function test_without_a_local_server_it_says_how_to_start_one() {
             fake.detectedServers = []
             tryVerify(() => findChild(panel, "noLocalServer").visible)

@@ -24,6 +24,22 @@ function UseDetected({ server, onDone }: { server: DetectedServer; onDone: (text
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
   const label = LOCAL_NAMES[server.kind] ?? server.name;
+  if (server.models.length === 0)
+    return (
+      <div className="first-run-option" data-testid={`detected-${server.name}`}>
+        <h3>{label} is running without a model</h3>
+        <p className="muted">
+          At <span className="mono">{server.baseUrl}</span>.{" "}
+          {server.kind === "ollama" ? (
+            <>
+              Download one in a terminal: <span className="mono">ava models pull llama3.2</span> (or any name from ollama.com/library); it shows up here within a few seconds.
+            </>
+          ) : (
+            <>Load a model in {label}; it shows up here within a few seconds.</>
+          )}
+        </p>
+      </div>
+    );
   const use = async () => {
     setBusy(true);
     setError("");
