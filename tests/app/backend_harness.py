@@ -70,8 +70,10 @@ class Home:
             self.env.pop(name, None)
         self.env.update({"AVA_HOME": self.root, "ANTHROPIC_API_KEY": "test-key",
                          "ANTHROPIC_BASE_URL": fake.url, "no_proxy": "*", "AVA_LOG": "info",
-                         # A model server running on this machine stays out of the tests.
-                         "AVA_LOCAL_PROBE": "0"})
+                         # A model server running on this machine, or a Codex
+                         # login of the user's, stays out of the tests.
+                         "AVA_LOCAL_PROBE": "0",
+                         "CODEX_HOME": os.path.join(self.dir.name, "codex")})
 
     def backend_file(self):
         try:

@@ -8,6 +8,7 @@ work=$(mktemp -d)
 trap 'kill "${holder:-}" "${run_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 export AVA_HOME="$work/home" NO_PROXY='*' no_proxy='*'
 export AVA_LOCAL_PROBE=0  # a local model server on this machine must not answer for "nothing configured"
+export CODEX_HOME="$work/codex"  # nor a Codex login of the user's
 unset ANTHROPIC_API_KEY OPENAI_API_KEY AVA_PROVIDER AVA_MODEL AVA_API_KEY AVA_BASE_URL AVA_MOCK_SCRIPT
 mkdir -p "$work/project"
 cd "$work/project"

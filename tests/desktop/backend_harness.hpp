@@ -63,6 +63,8 @@ class BackendHome {
     qputenv("ANTHROPIC_API_KEY", "test-key");
     qputenv("ANTHROPIC_BASE_URL", url_.toUtf8());
     qputenv("no_proxy", "*");
+    // A Codex login of the user's stays out of the tests.
+    qputenv("CODEX_HOME", QByteArray::fromStdString((dir_.path() / "codex").string()));
   }
   ~BackendHome() {
     // The backend outlives its clients by design; the test stops it.

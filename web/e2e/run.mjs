@@ -209,7 +209,8 @@ async function main() {
 
     const env = { ...process.env };
     for (const name of ["AVA_PROVIDER", "AVA_MODEL", "AVA_BASE_URL", "AVA_API_KEY", "OPENAI_API_KEY", "DISPLAY", "WAYLAND_DISPLAY"]) delete env[name];
-    Object.assign(env, { AVA_HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fakeUrl, no_proxy: "*", AVA_WEB_ROOT: args.web });
+    // CODEX_HOME: a Codex login of the user's stays out of the run.
+    Object.assign(env, { AVA_HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fakeUrl, no_proxy: "*", AVA_WEB_ROOT: args.web, CODEX_HOME: path.join(temp, "codex") });
 
     let server = null;
     const startServer = async (port) => {
