@@ -30,18 +30,17 @@ std::string env_value(const base::EnvLookup& env, const char* name) {
   return value ? *value : std::string();
 }
 
-// Ollama's own API sits at the root, beside its OpenAI-compatible /v1.
-std::string ollama_root(std::string_view base_url) {
-  while (base_url.ends_with('/')) base_url.remove_suffix(1);
-  if (base_url.ends_with("/v1")) base_url.remove_suffix(3);
-  return std::string(base_url);
-}
-
 bool selected_elsewhere(const Settings& settings, std::string_view name, std::string_view in_use) {
   return name == in_use || settings.providers.contains(name);
 }
 
 }  // namespace
+
+std::string ollama_root(std::string_view base_url) {
+  while (base_url.ends_with('/')) base_url.remove_suffix(1);
+  if (base_url.ends_with("/v1")) base_url.remove_suffix(3);
+  return std::string(base_url);
+}
 
 Result<std::vector<LocalProbe>> local_probes(const base::EnvLookup& env) {
   std::string setting = env_value(env, "AVA_LOCAL_PROBE");

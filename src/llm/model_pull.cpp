@@ -9,6 +9,8 @@
 #include "ava/base/json.hpp"
 #include "ava/transport/url.hpp"
 
+#include "ollama_host.hpp"
+
 namespace ava::llm {
 
 namespace asio = boost::asio;
@@ -18,12 +20,6 @@ namespace {
 // A progress line is a small object; anything longer is not Ollama talking.
 constexpr std::size_t max_line_bytes = 64 * 1024;
 constexpr std::size_t max_name_bytes = 200;
-
-std::string ollama_root(std::string_view base_url) {
-  while (base_url.ends_with('/')) base_url.remove_suffix(1);
-  if (base_url.ends_with("/v1")) base_url.remove_suffix(3);
-  return std::string(base_url);
-}
 
 bool name_byte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||

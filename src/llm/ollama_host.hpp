@@ -11,4 +11,8 @@ namespace ava::llm {
 // loopback. Empty when `host` is.
 std::string ollama_base_url(std::string_view host);
 
+// Where Ollama's own API (/api/tags, /api/pull) is: the base URL without the
+// /v1 of its OpenAI-compatible API.
+std::string ollama_root(std::string_view base_url);
+
 }  // namespace ava::llm
