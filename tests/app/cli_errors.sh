@@ -38,7 +38,7 @@ expect 2 "ava: --include-partial-messages: applies to --output-format stream-jso
 # No stray CLI11 exit codes (105-109) and no unprefixed lines.
 if grep -qv "^ava: \|^Run 'ava --help'" "$work/err"; then fail "unprefixed: $(cat "$work/err")"; fi
 
-"$ava" --version | grep -q "^ava " || fail "--version"
+grep -q "^ava " <<< "$("$ava" --version)" || fail "--version"
 "$ava" --help > "$work/help" || fail "--help exits 0"
 # Help in groups, with examples, the environment and the exit codes.
 for section in "Prompt (-p):" "Agent (-p, ava chat, -c):" "Server (bare ava, --serve):" \

@@ -53,13 +53,13 @@ grep -q "^leakyurl  http  https://mcp.example.com/mcp?api_key=\[redacted\]  (ena
 "$ava" mcp list --json > "$work/leaky-json.out"
 grep -Eq "sk-leaky|tok-arg-secret|url-key-secret" "$work/leaky.out" "$work/leaky-json.out" \
   && fail "a listing shows a credential"
-"$ava" mcp list --show-secrets | grep -q "tok-arg-secret" || fail "list --show-secrets args"
+grep -q "tok-arg-secret" <<< "$("$ava" mcp list --show-secrets)" || fail "list --show-secrets args"
 "$ava" mcp remove leaky > /dev/null && "$ava" mcp remove leakyurl > /dev/null || fail "remove leaky"
 
 # A sandbox asked for at add: kept, listed, refused when malformed.
 "$ava" mcp add boxed --sandbox workspace-write --sandbox-network --writable-root cache -- node srv.js \
   > /dev/null || fail "mcp add --sandbox"
-"$ava" mcp list | grep -q "^boxed  stdio  node srv.js \[sandbox workspace-write, network, +$(pwd -P)/cache\]" \
+grep -q "^boxed  stdio  node srv.js \[sandbox workspace-write, network, +$(pwd -P)/cache\]" <<< "$("$ava" mcp list)" \
   || fail "list shows the sandbox: $("$ava" mcp list)"
 "$ava" mcp list --json | jq -e --arg root "$(pwd -P)/cache" '.servers[] | select(.name == "boxed") | .sandbox ==
   {mode: "workspace-write", network: true, writableRoots: [$root]}' > /dev/null || fail "list --json sandbox"
@@ -88,8 +88,8 @@ printf '{"mcpServers": {"ok": ' > "$work/cut.json"
 "$ava" mcp import "$work/cut.json" 2> /dev/null && fail "cut import accepted"
 [ "$("$ava" mcp list --json | jq -c '[.servers[].name]')" = '["broken","fs"]' ] || fail "import changed the store"
 printf '{"mcpServers": {"other": {"command": "true"}}}' > "$work/.mcp.json"
-"$ava" mcp import "$work/.mcp.json" --project "$work/other" | grep -q "Added MCP server other" || fail "import"
-"$ava" mcp list --project "$work/project" | grep -q "^other .*(disabled here)$" || fail "import scope"
+grep -q "Added MCP server other" <<< "$("$ava" mcp import "$work/.mcp.json" --project "$work/other")" || fail "import"
+grep -q "^other .*(disabled here)$" <<< "$("$ava" mcp list --project "$work/project")" || fail "import scope"
 
 # The agent turn: the model calls the MCP tool and answers with its result.
 "$fake" --format anthropic --echo > "$work/fake.out" &
@@ -114,7 +114,7 @@ log=$(jq -r .log <<< "$result")
 "$ava" session inspect --json "$log" > "$work/inspect.json"
 jq -e '[.toolCalls[] | .name + ":" + .status] == ["mcp__fs__read_text_file:ok"]' "$work/inspect.json" > /dev/null \
   || fail "inspect"
-zstd -dc "$log" | grep -q hunter2 && fail "the secret is in the session log"
+grep -q hunter2 <<< "$(zstd -dc "$log")" && fail "the secret is in the session log"
 grep -rq hunter2 "$work/home/logs" "$work/prompt.err" && fail "the secret is in a log"
 pgrep -f "$fs_server $work/project" > /dev/null && fail "the fs server outlived ava -p"
 
@@ -153,6 +153,6 @@ jq -se '[.[] | select(.type == "tool_result")][0].content[0].text | startswith("
   "$work/wrapped.jsonl" > /dev/null || fail "the tool error does not name the server"
 [ "$(tail -n1 "$work/wrapped.jsonl" | jq -r .outcome)" = completed ] || fail "wrapped outcome"
 
-"$ava" mcp remove fs | grep -q "Removed MCP server fs" || fail "remove"
+grep -q "Removed MCP server fs" <<< "$("$ava" mcp remove fs)" || fail "remove"
 "$ava" mcp remove fs 2> /dev/null && fail "second remove succeeded"
 echo "ok"

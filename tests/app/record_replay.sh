@@ -64,7 +64,7 @@ grep -q "refused: the agent made request 3, but the recording holds 2 exchanges"
 jq -e '.sessions[0].toolCalls == 2 and (.sessions[0].findings | length) == 0' "$work/diagnose.json" > /dev/null \
   || fail "diagnose: $(cat "$work/diagnose.json")"
 id=$(basename "$log" .jsonl.zst)
-"$ava" eval diagnose "$id" | grep -q "no findings" || fail "diagnose by id"
+grep -q "no findings" <<< "$("$ava" eval diagnose "$id")" || fail "diagnose by id"
 if "$ava" eval diagnose nosuchsession 2> "$work/err"; then fail "a missing session diagnosed"; fi
 grep -q "ava eval diagnose: " "$work/err" || fail "message: $(cat "$work/err")"
 echo "record and replay: ok"

@@ -23,7 +23,7 @@ names() { "$ava" skill list --json | jq -r '[.skills[].name] | join(",")'; }
 skill "$work/src/lint" lint "Lint the code"
 echo 'echo lint' > "$work/src/lint/run.sh"
 ln -s /etc/passwd "$work/src/lint/passwd"
-"$ava" skill add "$work/src/lint" | grep -q "Added skill lint" || fail "add folder"
+grep -q "Added skill lint" <<< "$("$ava" skill add "$work/src/lint")" || fail "add folder"
 [ -f "$AVA_HOME/skills/lint/run.sh" ] || fail "helper file not copied"
 [ ! -e "$AVA_HOME/skills/lint/passwd" ] || fail "a link was copied"
 [ "$(names)" = lint ] || fail "list: $(names)"

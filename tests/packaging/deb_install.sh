@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 (cd "$build" && cpack -G DEB -B "$work/pkg" > "$work/cpack.log" 2>&1) || fail "cpack: $(tail -20 "$work/cpack.log")"
 ls "$work"/pkg/ava_*.deb "$work"/pkg/ava-desktop_*.deb > /dev/null || fail "no packages: $(ls "$work/pkg")"
-dpkg-deb -I "$work"/pkg/ava-desktop_*.deb | grep -q "Depends: ava (= " || fail "ava-desktop does not depend on ava"
+grep -q "Depends: ava (= " <<< "$(dpkg-deb -I "$work"/pkg/ava-desktop_*.deb)" || fail "ava-desktop does not depend on ava"
 
 cat > "$work/inside.sh" <<'INSIDE'
 #!/usr/bin/env bash
