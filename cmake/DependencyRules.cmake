@@ -6,7 +6,7 @@
 #   app (the mains) -> cli -> server -> {capabilities, httpd, registry, machine}
 #   capabilities -> {agent, mcp, store};  mcp -> {oauth, tool}
 #   agent -> {session, llm, tool} -> {transport, proc, content, base}
-#   desktop -> machine + protocol + transport (never agent)
+#   desktop -> remote + machine + protocol + transport (never agent)
 #
 # A package may link and include only the packages listed for it (each edge
 # listed is one the code uses), and no core package may reach Qt or the
@@ -49,7 +49,7 @@ set(AVA_ALLOWED_cli ansi transport server analytics automation capabilities doct
 # eval has its own binary (ava-eval); ava and ava-backend never link it.
 set(AVA_ALLOWED_eval recording agent session llm tool proc content base)
 set(AVA_ALLOWED_app cli server eval base)
-set(AVA_ALLOWED_desktop machine protocol transport base)
+set(AVA_ALLOWED_desktop remote machine protocol transport base)
 
 set(AVA_CORE_PACKAGES base content proc transport session llm tool policy prompts oauth mcp agent recording)
 set(AVA_APP_TARGETS ava_server ava_cli ava_desktop ava_eval)

@@ -107,7 +107,8 @@ ApplicationWindow {
                 objectName: "connectionLabel"
                 textFormat: Text.PlainText
                 text: workbench.connection.state === "connected"
-                      ? "connected to ava-backend (pid " + workbench.connection.pid + ")"
+                      ? "connected to ava-backend" + (workbench.machineName !== "local" ? " on " + workbench.machineName : "")
+                        + " (pid " + workbench.connection.pid + ")"
                       : workbench.connection.state + (workbench.connection.message !== "" ? ": " + workbench.connection.message : "")
                 color: workbench.connection.state === "connected" ? Theme.muted : Theme.warning
                 elide: Text.ElideRight

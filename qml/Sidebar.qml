@@ -2,7 +2,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 
-// Machines, projects and the project's conversations (pinned first; a dot
+// Machines (MachinesPanel.qml), projects and the project's conversations (pinned first; a dot
 // marks events the user has not reviewed).
 Rectangle {
     id: root
@@ -14,27 +14,9 @@ Rectangle {
         anchors.margins: 8
         spacing: 6
 
-        Label { text: "Machines"; color: Theme.muted; font.pixelSize: 11 }
-        Repeater {
-            model: root.workbench ? root.workbench.machines : null
-            delegate: RowLayout {
-                required property string hostname
-                required property string state
-                required property string version
-                Layout.fillWidth: true
-                Rectangle {
-                    width: 8; height: 8; radius: 4
-                    color: parent.state === "connected" ? Theme.ok : parent.state === "failed" ? Theme.error : Theme.warning
-                }
-                Label {
-                    objectName: "machineLabel"
-                    textFormat: Text.PlainText
-                    text: parent.hostname + " · " + parent.state + (parent.version !== "" ? " · v" + parent.version : "")
-                    color: Theme.text
-                    elide: Text.ElideRight
-                    Layout.fillWidth: true
-                }
-            }
+        MachinesPanel {
+            workbench: root.workbench
+            Layout.fillWidth: true
         }
 
         Label { text: "Project"; color: Theme.muted; font.pixelSize: 11 }

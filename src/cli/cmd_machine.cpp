@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -161,6 +163,14 @@ void print_reachable(const remote::Machine& machine, const Reachable& found, boo
     std::printf("  ava        not installed there yet\n");
   }
   for (const auto& note : found.target.notes) std::printf("  note       %s\n", note.c_str());
+}
+
+// One JSON line on stdout for a program following `connect --json` (the
+// desktop): what happened to the link, as it happens.
+void print_event(const MachineFlags& flags, const nlohmann::json& event) {
+  if (!flags.json) return;
+  std::printf("%s\n", event.dump().c_str());
+  std::fflush(stdout);
 }
 
 // Registers the tunnel with the machine's backend and prints the login URL.
@@ -323,13 +333,21 @@ asio::awaitable<Result<int>> serve_link(remote::LinkOptions options, remote::Mac
       }
       options.expected_machine_id = link->backend.machine_id;
       options.local_port = link->tunnel->local_port();
+      if (!first) {
+        print_event(flags, {{"event", "reconnected"},
+                            {"machine", machine.name},
+                            {"pid", link->backend.pid},
+                            {"updatePending", link->update_pending}});
+      }
       auto end = co_await serve_one(*link, signals, machine, flags, first);
       if (!end && (first || end.error().code == ErrorCode::conflict)) {
         co_return std::unexpected(std::move(end).error());
       }
       if (end && end->interrupted) co_return 0;
+      const std::string& why = (end ? end->lost : end.error()).message;
       std::fprintf(stderr, "ava machine: the connection to %s was lost (%s); reconnecting\n",
-                   machine.name.c_str(), (end ? end->lost : end.error()).message.c_str());
+                   machine.name.c_str(), why.c_str());
+      print_event(flags, {{"event", "reconnecting"}, {"machine", machine.name}, {"message", why}});
       backoff = std::chrono::milliseconds(250);
       continue;  // the first attempt at once; the backoff is for failed ones
     } else {
@@ -342,6 +360,10 @@ asio::awaitable<Result<int>> serve_link(remote::LinkOptions options, remote::Mac
       std::fprintf(stderr, "ava machine: reconnecting to %s failed (%s); retrying in %lld ms\n",
                    machine.name.c_str(), link.error().message.c_str(),
                    static_cast<long long>(backoff.count()));
+      print_event(flags, {{"event", "reconnecting"},
+                          {"machine", machine.name},
+                          {"message", link.error().message},
+                          {"retryMs", backoff.count()}});
     }
     pause.expires_after(backoff);
     auto woke = co_await (signals.async_wait(asio::as_tuple(asio::use_awaitable)) ||
@@ -351,7 +373,9 @@ asio::awaitable<Result<int>> serve_link(remote::LinkOptions options, remote::Mac
   }
 }
 
-Result<int> connect(const MachineFlags& flags) {
+using OfferedKey = std::optional<std::pair<std::string, std::string>>;  // type, fingerprint
+
+Result<int> connect_link(const MachineFlags& flags, const std::shared_ptr<OfferedKey>& offered) {
   AVA_TRY(auto home, base::Home::resolve());
   remote::MachineStore store(home);
   AVA_TRY(auto machine, store.get(flags.name));
@@ -369,8 +393,11 @@ Result<int> connect(const MachineFlags& flags) {
   remote::LinkOptions options;
   options.ssh.target = target;
   std::string accept = flags.accept_host_key;
-  options.ssh.accept_host_key = [accept](const remote::HostKey&, const std::string& fingerprint) {
-    return !accept.empty() && accept == fingerprint;
+  options.ssh.accept_host_key = [accept, offered](const remote::HostKey& key,
+                                                  const std::string& fingerprint) {
+    const bool accepted = !accept.empty() && accept == fingerprint;
+    if (!accepted) *offered = std::pair{key.type, fingerprint};
+    return accepted;
   };
   if (::isatty(STDIN_FILENO) != 0) options.ssh.passphrase = ask_passphrase;
   options.local_port = static_cast<std::uint16_t>(flags.port);
@@ -380,6 +407,25 @@ Result<int> connect(const MachineFlags& flags) {
   };
   asio::io_context io;
   return run_coroutine(io, serve_link(std::move(options), machine, store, flags));
+}
+
+// With --json a failure is also a JSON line on stdout; an unknown host key
+// that was offered and not accepted is named there, so a desktop can show
+// it and ask the person to compare it.
+Result<int> connect(const MachineFlags& flags) {
+  auto offered = std::make_shared<OfferedKey>();
+  auto served = connect_link(flags, offered);
+  if (!served) {
+    nlohmann::json event{{"event", "failed"},
+                         {"machine", flags.name},
+                         {"code", std::string(to_string(served.error().code))},
+                         {"message", served.error().message}};
+    if (*offered) {
+      event["hostKey"] = {{"type", (*offered)->first}, {"fingerprint", (*offered)->second}};
+    }
+    print_event(flags, event);
+  }
+  return served;
 }
 
 Result<int> test(const MachineFlags& flags) {

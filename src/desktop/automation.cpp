@@ -29,7 +29,41 @@ Automation::Automation(AutomationOptions options, Workbench* workbench, QQuickWi
 
 void Automation::start() {
   elapsed_.start();
+  if (!options_.machine_name.isEmpty()) stage_ = QStringLiteral("machine");
   poll_.start();
+}
+
+// The machine through its dialog, then its host key through the host-key
+// dialog, as a person would: the fingerprint shown is compared with the one
+// expected first. True while this still has work to do.
+bool Automation::add_machine() {
+  if (stage_ == QStringLiteral("machine")) {
+    auto* dialog = window_->findChild<QObject*>(QStringLiteral("addMachineDialog"));
+    if (dialog == nullptr) return true;
+    QMetaObject::invokeMethod(dialog, "submit", Q_ARG(QVariant, options_.machine_name),
+                              Q_ARG(QVariant, options_.machine_destination),
+                              Q_ARG(QVariant, QString()));
+    report_ = QStringLiteral("machine %1 added").arg(options_.machine_name);
+    stage_ = QStringLiteral("hostkey");
+    return true;
+  }
+  if (stage_ != QStringLiteral("hostkey")) return false;
+  if (workbench_->connection()->state() == QStringLiteral("connected") &&
+      workbench_->machineName() == options_.machine_name) {
+    stage_ = QStringLiteral("connecting");  // the key was known already
+    return false;
+  }
+  auto* dialog = window_->findChild<QObject*>(QStringLiteral("hostKeyDialog"));
+  if (dialog == nullptr || !dialog->property("opened").toBool()) return true;
+  const QString shown = dialog->property("fingerprint").toString();
+  if (shown != options_.host_key) {
+    finish(5, QStringLiteral("the host key dialog shows %1, not %2").arg(shown, options_.host_key));
+    return true;
+  }
+  QMetaObject::invokeMethod(dialog, "accept");
+  report_ += QStringLiteral(", host key %1 accepted").arg(shown);
+  stage_ = QStringLiteral("connecting");
+  return true;
 }
 
 void Automation::finish(int code, const QString& message) {
@@ -71,8 +105,11 @@ void Automation::step() {
                               workbench_->connection()->message()));
   }
   auto* conversation = workbench_->conversation();
+  if (add_machine()) return;
   if (stage_ == QStringLiteral("connecting")) {
     if (workbench_->connection()->state() != QStringLiteral("connected")) return;
+    if (!options_.machine_name.isEmpty() && workbench_->machineName() != options_.machine_name)
+      return;
     if (!options_.open_conversation.isEmpty()) {
       workbench_->selectConversation(options_.open_conversation);
       stage_ = QStringLiteral("loading");
@@ -132,7 +169,8 @@ void Automation::step() {
       if (image.isNull() || !image.save(options_.screenshot))
         return finish(4, QStringLiteral("cannot save the screenshot to ") + options_.screenshot);
     }
-    report_ = QStringLiteral("%1; rows=%2 lastSeq=%3 approvals=%4 screenshot=%5")
+    report_ = QStringLiteral("%1%2; rows=%3 lastSeq=%4 approvals=%5 screenshot=%6")
+                  .arg(report_.isEmpty() ? QString() : report_ + QStringLiteral("; "))
                   .arg(options_.open_conversation.isEmpty() ? QStringLiteral("answered")
                                                             : QStringLiteral("opened"))
                   .arg(conversation->rowCount())

@@ -24,11 +24,18 @@ struct AutomationOptions {
   QString approval_screenshot;
   // Then the Analytics page is opened and saved here once it shows turns.
   QString analytics_screenshot;
+  // First add this machine through the Add-a-machine dialog (name and
+  // [user@]host[:port]) and select it; its unknown host key is accepted in
+  // the dialog only if the dialog shows exactly `host_key` (SHA256:...).
+  QString machine_name;
+  QString machine_destination;
+  QString host_key;
   QString open_conversation;   // select this conversation
   bool report_loaded = false;  // print RSS and rows once its history is loaded, then quit
   int timeout_ms = 60000;
   bool active() const {
-    return !project.isEmpty() || !open_conversation.isEmpty() || report_loaded;
+    return !project.isEmpty() || !open_conversation.isEmpty() || report_loaded ||
+           !machine_name.isEmpty();
   }
 };
 
@@ -44,6 +51,7 @@ class Automation : public QObject {
   void step();
   void finish(int code, const QString& message);
   bool answer_approval();
+  bool add_machine();
 
   AutomationOptions options_;
   Workbench* workbench_;

@@ -63,7 +63,15 @@ void Connection::set_state(const QString& state, const QString& message) {
 QNetworkRequest Connection::request_for(const QString& path_and_query) const {
   QNetworkRequest request(
       QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(endpoint_.port).arg(path_and_query)));
-  request.setRawHeader("Authorization", "Bearer " + endpoint_.token.toUtf8());
+  if (link_ != nullptr) {
+    // The remote backend's token never leaves the machine; the session
+    // cookie is this link's own (browsers' jars mix ports of one host).
+    request.setAttribute(QNetworkRequest::CookieLoadControlAttribute, QNetworkRequest::Manual);
+    request.setAttribute(QNetworkRequest::CookieSaveControlAttribute, QNetworkRequest::Manual);
+    if (!link_->cookie().isEmpty()) request.setRawHeader("Cookie", link_->cookie());
+  } else {
+    request.setRawHeader("Authorization", "Bearer " + endpoint_.token.toUtf8());
+  }
   request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
                        QNetworkRequest::ManualRedirectPolicy);
   return request;
@@ -78,33 +86,128 @@ void Connection::send(const QByteArray& verb, const QString& path, const QByteAr
   if (!json_body.isEmpty())
     request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
   QNetworkReply* reply = network_.sendCustomRequest(request, verb, json_body);
-  connect(reply, &QNetworkReply::finished, this, [this, reply, done = std::move(done)] {
-    reply->deleteLater();
-    Reply result{.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
-                 .body = reply->readAll()};
-    if (result.status == 0) lost();
-    if (done) done(result);
-  });
+  connect(reply, &QNetworkReply::finished, this,
+          [this, reply, generation = generation_, done = std::move(done)] {
+            reply->deleteLater();
+            if (generation != generation_) return;  // from the machine before a switch
+            Reply result{
+                .status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
+                .body = reply->readAll()};
+            if (result.status == 0) lost();
+            if (done) done(result);
+          });
 }
 
 void Connection::attempt() {
   ++attempts_;
+  if (link_ != nullptr) return attempt_remote();
   auto endpoint = read_endpoint(options_.home);
   if (!endpoint) {
     start_backend();
     return;
   }
   // Health is asked of the process backend.json names, with its token.
-  const Endpoint& candidate = *endpoint;
+  check_health(*endpoint);
+}
+
+void Connection::check_health(const Endpoint& candidate) {
   endpoint_ = candidate;
   auto request = request_for(QStringLiteral("/api/health"));
   request.setTransferTimeout(3000);
   QNetworkReply* reply = network_.get(request);
-  connect(reply, &QNetworkReply::finished, this, [this, reply, candidate] {
+  connect(reply, &QNetworkReply::finished, this,
+          [this, reply, candidate, generation = generation_] {
+            reply->deleteLater();
+            if (generation != generation_) return;
+            on_health(
+                candidate,
+                Reply{.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
+                      .body = reply->readAll()});
+          });
+}
+
+void Connection::use_remote(RemoteLink* link) {
+  ++generation_;
+  retry_.stop();
+  QObject::disconnect(link_changed_);
+  QObject::disconnect(link_ready_);
+  link_ = link;
+  endpoint_ = Endpoint{};
+  machine_id_.clear();
+  attempts_ = 0;
+  unauthorized_since_ms_ = 0;
+  if (link != nullptr) {
+    link_changed_ = connect(link, &RemoteLink::changed, this, [this] {
+      // A message while both are up changes nothing; the rest is followed.
+      if (state_ == QStringLiteral("connected") && link_->state() == QStringLiteral("connected"))
+        return;
+      attempt();
+    });
+    link_ready_ = connect(link, &RemoteLink::ready, this, &Connection::attempt);
+  }
+  set_state(QStringLiteral("connecting"), QString());
+  attempt();
+}
+
+void Connection::attempt_remote() {
+  const RemoteLink::Tunnel& tunnel = link_->tunnel();
+  if (link_->state() != QStringLiteral("connected")) {
+    // The link does the SSH work; this side shows where it is.
+    if (link_->state() == QStringLiteral("idle")) link_->start();
+    set_state(link_->state() == QStringLiteral("connected") ? QStringLiteral("connecting")
+                                                            : link_->state(),
+              link_->message());
+    return;
+  }
+  Endpoint endpoint{.pid = tunnel.pid,
+                    .port = tunnel.local_port,
+                    .version = tunnel.version,
+                    .machine_id = tunnel.machine_id};
+  if (!link_->cookie().isEmpty()) return check_health(endpoint);
+  if (!tunnel.login_code.isEmpty()) {
+    endpoint_ = endpoint;
+    return log_in_remote();
+  }
+  // Signed out (the backend restarted) and no code yet: the link prints a
+  // new one when it notices the restart; past a while it is asked again.
+  const qint64 now = QDateTime::currentMSecsSinceEpoch();
+  if (unauthorized_since_ms_ == 0) unauthorized_since_ms_ = now;
+  if (now - unauthorized_since_ms_ > 10000) {
+    unauthorized_since_ms_ = 0;
+    link_->stop();
+    link_->start();
+    return;
+  }
+  set_state(QStringLiteral("connecting"),
+            QStringLiteral("Waiting for a new login code from %1").arg(link_->name()));
+  retry_later(500);
+}
+
+// The link's one-time code for a session cookie (POST /api/login), then
+// the health check with it.
+void Connection::log_in_remote() {
+  auto request = request_for(QStringLiteral("/api/login"));
+  request.setTransferTimeout(10000);
+  request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+  const QByteArray body = QJsonDocument(QJsonObject{{"code", link_->tunnel().login_code}})
+                              .toJson(QJsonDocument::Compact);
+  link_->spend_code();
+  QNetworkReply* reply = network_.post(request, body);
+  connect(reply, &QNetworkReply::finished, this, [this, reply, generation = generation_] {
     reply->deleteLater();
-    on_health(candidate,
-              Reply{.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
-                    .body = reply->readAll()});
+    if (generation != generation_ || link_ == nullptr) return;
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QByteArray cookie =
+        reply->rawHeader("Set-Cookie").split('\n').value(0).split(';').value(0);
+    if (status < 200 || status > 299 || !cookie.contains('=')) {
+      set_state(QStringLiteral("connecting"),
+                QStringLiteral("Signing in to %1 failed (HTTP %2)").arg(link_->name()).arg(status));
+      retry_later(1000);
+      return;
+    }
+    link_->set_cookie(cookie);
+    unauthorized_since_ms_ = 0;
+    attempt();
   });
 }
 
@@ -112,6 +215,17 @@ void Connection::on_health(const Endpoint& endpoint, const Reply& reply) {
   const auto health = object_of(reply.body);
   const bool same_process = reply.ok() && health.value("pid").toInteger() == endpoint.pid &&
                             health.value("machineId").toString() == endpoint.machine_id;
+  if (!same_process && link_ != nullptr) {
+    // Signed out by a restarted backend, or the tunnel between two
+    // connections: the link reconnects and prints a new code.
+    if (reply.status == 401) link_->set_cookie({});
+    set_state(QStringLiteral("connecting"), QStringLiteral("Waiting for %1's backend (HTTP %2: %3)")
+                                                .arg(link_->name())
+                                                .arg(reply.status)
+                                                .arg(QString::fromUtf8(reply.body.left(200))));
+    retry_later(500);
+    return;
+  }
   if (!same_process) {
     // A stale backend.json (its backend was killed) or another process on
     // that port: start ours, or wait for the one being started.

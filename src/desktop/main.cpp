@@ -68,6 +68,14 @@ int main(int argc, char** argv) {
       QStringLiteral("e2e-analytics-screenshot"),
       QStringLiteral("Automation: then open Analytics and save the window once it shows turns"),
       QStringLiteral("png"));
+  QCommandLineOption machine(
+      QStringLiteral("e2e-machine"),
+      QStringLiteral("Automation: first add this machine (NAME=[user@]host[:port]) and select it"),
+      QStringLiteral("name=destination"));
+  QCommandLineOption host_key(
+      QStringLiteral("e2e-host-key"),
+      QStringLiteral("Automation: accept the machine's host key if the dialog shows this one"),
+      QStringLiteral("SHA256:..."));
   QCommandLineOption open(QStringLiteral("open-conversation"),
                           QStringLiteral("Select this conversation at start"),
                           QStringLiteral("id"));
@@ -78,7 +86,7 @@ int main(int argc, char** argv) {
                            QStringLiteral("system, light or dark (instead of the saved choice)"),
                            QStringLiteral("mode"));
   cli.addOptions({no_autostart, ava_bin, timing, exit_first, project, prompt, screenshot,
-                  approval_shot, analytics_shot, open, report, theme});
+                  approval_shot, analytics_shot, machine, host_key, open, report, theme});
   cli.process(app);
 
   auto home = ava::base::Home::resolve();
@@ -145,6 +153,9 @@ int main(int argc, char** argv) {
                                        .screenshot = cli.value(screenshot),
                                        .approval_screenshot = cli.value(approval_shot),
                                        .analytics_screenshot = cli.value(analytics_shot),
+                                       .machine_name = cli.value(machine).section('=', 0, 0),
+                                       .machine_destination = cli.value(machine).section('=', 1),
+                                       .host_key = cli.value(host_key),
                                        .open_conversation = cli.value(open),
                                        .report_loaded = cli.isSet(report)};
   Automation automation(automation_options, &workbench, window);

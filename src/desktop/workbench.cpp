@@ -47,8 +47,10 @@ std::optional<QVariantMap> conversation_row(const nlohmann::json& json) {
 
 Workbench::Workbench(const Connection::Options& options, QObject* parent)
     : QObject(parent),
+      options_(options),
       connection_(options),
-      machines_({"id", "hostname", "state", "version", "pid"}),
+      machines_({"id", "hostname", "state", "message", "version", "pid", "remote", "selected",
+                 "updatePending"}),
       projects_({"id", "name", "path"}),
       conversations_({"id", "projectId", "title", "provider", "model", "updatedMs", "pinned",
                       "archived", "reviewedSeq", "lastSeq", "unread", "state", "inputTokens",
@@ -59,14 +61,7 @@ Workbench::Workbench(const Connection::Options& options, QObject* parent)
                     "lastState", "lastError", "lastConversation", "prompt", "project"}),
       settings_(QDir(options.home).filePath(QStringLiteral("desktop.ini")), QSettings::IniFormat) {
   connect(&connection_, &Connection::connected, this, &Workbench::on_connected);
-  connect(&connection_, &Connection::stateChanged, this, [this] {
-    const auto& c = connection_;
-    machines_.set_rows({QVariantMap{{"id", c.machineId()},
-                                    {"hostname", QStringLiteral("This computer")},
-                                    {"state", c.state()},
-                                    {"version", c.version()},
-                                    {"pid", c.pid()}}});
-  });
+  connect(&connection_, &Connection::stateChanged, this, &Workbench::refresh_machines);
   connect(&status_stream_, &SseStream::events, this, &Workbench::on_status_events);
   connect(&conversation_stream_, &SseStream::events, this, &Workbench::on_conversation_events);
   connect(&status_stream_, &SseStream::ended, this, &Workbench::on_stream_ended);
@@ -91,7 +86,8 @@ void Workbench::on_connected() {
   if (!conversation_.conversationId().isEmpty()) open_conversation_stream();
   // Input sent while the backend was away: the same inputId again, which the
   // backend acknowledges once (a duplicate if it had landed before).
-  for (const auto& pending : outbox_) post_input(pending);
+  for (const auto& pending : outbox_)
+    if (pending.machine == connection_.machine()) post_input(pending);
 }
 
 void Workbench::refresh() {
@@ -305,7 +301,7 @@ bool Workbench::send(const QString& text, const QString& kind) {
   const auto input_id = QStringLiteral("desktop-%1-%2")
                             .arg(QDateTime::currentMSecsSinceEpoch(), 0, 36)
                             .arg(++input_counter_);
-  Pending pending{conversationId(), input_id,
+  Pending pending{connection_.machine(), conversationId(), input_id,
                   body_of({{"kind", kind}, {"text", text}, {"inputId", input_id}})};
   outbox_.push_back(pending);
   emit pendingChanged();

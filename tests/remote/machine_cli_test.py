@@ -58,6 +58,14 @@ def test_first_contact_needs_the_exact_fingerprint():
                 "SHA256:" + "A" * 43, ok=False)
     check(wrong.returncode == 1 and "is not known yet" in wrong.stderr, wrong.stderr)
     check(not os.path.exists(os.path.join(client.ssh, "known_hosts")), "nothing recorded")
+    # connect --json ends with a JSON line naming the key (what the desktop shows).
+    connect = ava(client, "machine", "connect", "box", "--json", ok=False)
+    failed = json.loads(connect.stdout.strip().splitlines()[-1])
+    check(connect.returncode == 1 and failed["event"] == "failed", connect)
+    check(failed["code"] == "permission_denied" and "is not known yet" in failed["message"], failed)
+    check(failed["hostKey"]["fingerprint"] == fp and failed["hostKey"]["type"] == "ssh-ed25519",
+          failed)
+    check(not os.path.exists(os.path.join(client.ssh, "known_hosts")), "nothing recorded")
 
     accepted = ava(client, "machine", "test", "box", "--accept-host-key", fp)
     check("Linux" in accepted.stdout and fp in accepted.stdout, accepted.stdout)

@@ -63,18 +63,35 @@ class Connection:
                                         env=client.env, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True,
                                         stdin=subprocess.DEVNULL)
-        ready, _, _ = select.select([self.process.stdout], [], [], 300)
-        line = self.process.stdout.readline() if ready else ""
+        self.pending = b""
+        line = self.read_line(300)
         if not line:
             self.process.kill()
             raise AssertionError("connect printed nothing: exit %s\n%s\n-- sshd --\n%s" % (
                 self.process.wait(), self.process.stderr.read(), MACHINE.sshd_log()))
         self.info = json.loads(line)
 
+    def read_line(self, timeout):
+        """The next line, or "" after `timeout` s (its own buffer: select on a
+        file object misses lines its reader has already taken in)."""
+        deadline = time.monotonic() + timeout
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(left, 0))
+            if not ready:
+                return ""
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return ""
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return line.decode()
+
     def next_line(self, timeout):
-        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
-        check(ready, "connect printed nothing more in %d s" % timeout)
-        return json.loads(self.process.stdout.readline())
+        line = self.read_line(timeout)
+        check(line, "connect printed nothing more in %d s" % timeout)
+        return json.loads(line)
 
     def close(self):
         self.process.send_signal(signal.SIGINT)
@@ -246,6 +263,13 @@ def test_a_cut_tunnel_reconnects_and_the_turn_resumes_once():
     check("w11" in text, "the whole answer arrived: %s %s" % (
         text[:300], [(e[1], e[2].get("reason")) for e in events]))
     check(connection.process.poll() is None, "connect kept running")
+    # What a program following --json (the desktop) was told, in order.
+    lost = connection.next_line(30)
+    check(lost["event"] == "reconnecting" and lost["machine"] == "box", lost)
+    back = lost
+    while back["event"] == "reconnecting":
+        back = connection.next_line(30)
+    check(back["event"] == "reconnected" and back["pid"] == connection.info["pid"], back)
     connection.close()
 
 

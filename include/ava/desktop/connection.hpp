@@ -13,6 +13,7 @@
 #include <QTimer>
 #include <QUrl>
 
+#include "ava/desktop/remote_link.hpp"
 #include "ava/transport/sse.hpp"
 
 namespace ava::desktop {
@@ -35,11 +36,16 @@ struct Reply {
   bool ok() const { return status >= 200 && status < 300; }
 };
 
-// The desktop's link to the local backend of one AVA_HOME: finds it through
-// backend.json, checks that /api/health names the same process and machine,
-// starts it (`ava backend start`, detached) when none runs, and goes back to
-// connecting whenever a request or stream loses it. Every (re)connection
-// emits connected(); owners then reopen their streams from their cursors.
+// The desktop's link to one backend. Locally (the default) it finds the
+// backend of one AVA_HOME through backend.json, checks that /api/health
+// names the same process and machine, starts it (`ava backend start`,
+// detached) when none runs. On a remote machine (use_remote) it follows
+// that machine's RemoteLink: the tunnel's local port, signed in with the
+// link's login code (a session cookie instead of the token). Either way it
+// goes back to connecting whenever a request or stream loses it. Every
+// (re)connection emits connected(); owners then reopen their streams from
+// their cursors. A machine switch drops the answers still on their way
+// from the machine before.
 class Connection : public QObject {
   Q_OBJECT
   Q_PROPERTY(QString state READ state NOTIFY stateChanged)
@@ -48,6 +54,8 @@ class Connection : public QObject {
   Q_PROPERTY(QString version READ version NOTIFY stateChanged)
   Q_PROPERTY(qint64 pid READ pid NOTIFY stateChanged)
   Q_PROPERTY(int epoch READ epoch NOTIFY stateChanged)
+  // "local", or the remote machine's name.
+  Q_PROPERTY(QString machine READ machine NOTIFY stateChanged)
 
  public:
   struct Options {
@@ -60,6 +68,9 @@ class Connection : public QObject {
   void start();
   // A request or stream failed at the transport level: reconnect.
   void lost();
+  // From now on, the backend behind `link` (owned by the caller, alive
+  // while in use); nullptr: the local backend again.
+  void use_remote(RemoteLink* link);
 
   // Requests with the bearer token; `done` is called on this thread.
   using Done = std::function<void(const Reply&)>;
@@ -68,7 +79,10 @@ class Connection : public QObject {
   QNetworkRequest request_for(const QString& path_and_query) const;
   QNetworkAccessManager* network() { return &network_; }
 
-  QString state() const { return state_; }  // connecting, starting, connected, failed
+  // connecting, starting, connected, failed; remotely also reconnecting and
+  // hostkey (the machine's host key waits for the person).
+  QString state() const { return state_; }
+  QString machine() const { return link_ != nullptr ? link_->name() : QStringLiteral("local"); }
   QString message() const { return message_; }
   QString machineId() const { return machine_id_; }
   QString version() const { return endpoint_.version; }
@@ -86,6 +100,9 @@ class Connection : public QObject {
   void start_backend();
   void set_state(const QString& state, const QString& message);
   void retry_later(int ms);
+  void attempt_remote();
+  void log_in_remote();
+  void check_health(const Endpoint& endpoint);
 
   Options options_;
   QNetworkAccessManager network_;
@@ -98,6 +115,11 @@ class Connection : public QObject {
   int attempts_ = 0;
   bool starting_ = false;
   qint64 started_ms_ = 0;  // when `ava backend start` was last run
+  QPointer<RemoteLink> link_;
+  QMetaObject::Connection link_changed_;
+  QMetaObject::Connection link_ready_;
+  qint64 unauthorized_since_ms_ = 0;  // signed out, waiting for a new code
+  int generation_ = 0;                // one per machine switch: answers of an older one are dropped
 };
 
 // One SSE stream (GET with the bearer token): the body is fed to the core's

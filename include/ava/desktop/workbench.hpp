@@ -6,9 +6,11 @@
 #include <QString>
 #include <QTimer>
 #include <QVariant>
+#include <map>
 
 #include "ava/desktop/connection.hpp"
 #include "ava/desktop/conversation_model.hpp"
+#include "ava/desktop/remote_link.hpp"
 #include "ava/desktop/rows_model.hpp"
 
 namespace ava::desktop {
@@ -20,7 +22,14 @@ class Workbench : public QObject {
   Q_OBJECT
   Q_PROPERTY(ava::desktop::Connection* connection READ connection CONSTANT)
   Q_PROPERTY(ava::desktop::ConversationModel* conversation READ conversation CONSTANT)
+  // This computer and the machines of AVA_HOME/machines.json (workbench_
+  // machines.cpp): id, hostname, state, message, version, pid, remote,
+  // selected, updatePending. The selected one is the one every view shows.
   Q_PROPERTY(ava::desktop::RowsModel* machines READ machines CONSTANT)
+  Q_PROPERTY(QString machineName READ machineName NOTIFY machinesChanged)
+  // The selected machine's host key waits for the person: machine, type,
+  // fingerprint, message; empty otherwise.
+  Q_PROPERTY(QVariantMap hostKeyPrompt READ hostKeyPrompt NOTIFY machinesChanged)
   Q_PROPERTY(ava::desktop::RowsModel* projects READ projects CONSTANT)
   Q_PROPERTY(ava::desktop::RowsModel* conversations READ conversations CONSTANT)
   Q_PROPERTY(ava::desktop::RowsModel* providers READ providers CONSTANT)
@@ -114,6 +123,20 @@ class Workbench : public QObject {
   // promises none, tests check it.
   int duplicates() const { return duplicates_; }
 
+  QString machineName() const { return connection_.machine(); }
+  QVariantMap hostKeyPrompt() const;
+  // Saves a machine as `ava machine add --no-test` does; the first
+  // selection connects (and asks about an unknown host key). False and
+  // lastError when the name or destination is refused.
+  Q_INVOKABLE bool addMachine(const QString& name, const QString& destination,
+                              const QString& identity = {});
+  Q_INVOKABLE void removeMachine(const QString& name);
+  // "local" or a saved machine: every view follows it. Selecting a machine
+  // whose connection failed tries again.
+  Q_INVOKABLE void selectMachine(const QString& name);
+  // The person compared the fingerprint shown: exactly that key is accepted.
+  Q_INVOKABLE void acceptHostKey(const QString& name, const QString& fingerprint);
+
   Q_INVOKABLE void refresh();
   Q_INVOKABLE void addProject(const QString& path);
   Q_INVOKABLE void selectProject(const QString& id);
@@ -170,6 +193,7 @@ class Workbench : public QObject {
 
  signals:
   void selectionChanged();
+  void machinesChanged();
   void historyLoadedChanged();
   void settingsChanged();
   void setupChanged();
@@ -189,6 +213,7 @@ class Workbench : public QObject {
 
  private:
   struct Pending {
+    QString machine;  // resent only to the machine it was written for
     QString conversation;
     QString input_id;
     QByteArray body;
@@ -215,8 +240,12 @@ class Workbench : public QObject {
   void update_history_loaded();
   void mark_reviewed();
   void fail(const QString& message);
+  void refresh_machines();
+  RemoteLink* link_for(const QString& name);
 
+  Connection::Options options_;
   Connection connection_;
+  std::map<QString, RemoteLink*> links_;  // children; one per machine used
   ConversationModel conversation_;
   RowsModel machines_;
   RowsModel projects_;

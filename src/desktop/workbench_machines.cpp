@@ -1,0 +1,167 @@
+// The machines the workbench shows: this computer and the remote machines
+// of AVA_HOME/machines.json. A remote machine is reached through its
+// RemoteLink (a supervised `ava machine connect`); the selected machine is
+// the one every view (projects, conversations, settings) follows.
+#include <filesystem>
+
+#include "ava/base/home.hpp"
+#include "ava/desktop/workbench.hpp"
+#include "ava/remote/machines.hpp"
+#include "ava/remote/ssh_config.hpp"
+
+namespace ava::desktop {
+namespace {
+
+const QString local_name = QStringLiteral("local");
+
+QString qs(const std::string& text) { return QString::fromStdString(text); }
+
+Result<remote::MachineStore> store_of(const QString& home) {
+  AVA_TRY(auto root, base::Home::at(home.toStdString()));
+  return remote::MachineStore(root);
+}
+
+}  // namespace
+
+RemoteLink* Workbench::link_for(const QString& name) {
+  if (auto found = links_.find(name); found != links_.end()) return found->second;
+  auto* link = new RemoteLink(name, options_.ava_binary, options_.home, this);
+  connect(link, &RemoteLink::changed, this, &Workbench::refresh_machines);
+  links_.emplace(name, link);
+  return link;
+}
+
+void Workbench::refresh_machines() {
+  const QString selected = connection_.machine();
+  QList<QVariantMap> rows;
+  const bool local_selected = selected == local_name;
+  rows.push_back({{"id", local_name},
+                  {"hostname", QStringLiteral("This computer")},
+                  {"state", local_selected ? connection_.state() : QStringLiteral("idle")},
+                  {"message", local_selected ? connection_.message() : QString()},
+                  {"version", local_selected ? connection_.version() : QString()},
+                  {"pid", local_selected ? connection_.pid() : 0},
+                  {"remote", false},
+                  {"selected", local_selected},
+                  {"updatePending", false}});
+  auto store = store_of(options_.home);
+  auto machines =
+      store ? store->list() : Result<std::vector<remote::Machine>>(std::unexpected(store.error()));
+  if (!machines) {
+    fail(qs(machines.error().message));
+  } else {
+    for (const auto& machine : *machines) {
+      const QString name = qs(machine.name);
+      const auto found = links_.find(name);
+      const RemoteLink* link = found == links_.end() ? nullptr : found->second;
+      const bool is_selected = name == selected;
+      QString state = link != nullptr ? link->state() : QStringLiteral("idle");
+      QString message = link != nullptr ? link->message() : QString();
+      // The selected machine's state is the connection's: "connected" only
+      // once signed in through the tunnel.
+      if (is_selected) {
+        state = connection_.state();
+        message = connection_.message();
+      }
+      rows.push_back({{"id", name},
+                      {"hostname", qs(machine.destination)},
+                      {"state", state},
+                      {"message", message},
+                      {"version", link != nullptr ? link->tunnel().version : QString()},
+                      {"pid", link != nullptr ? link->tunnel().pid : 0},
+                      {"remote", true},
+                      {"selected", is_selected},
+                      {"updatePending", link != nullptr && link->tunnel().update_pending}});
+    }
+  }
+  machines_.set_rows(rows);
+  emit machinesChanged();
+}
+
+QVariantMap Workbench::hostKeyPrompt() const {
+  const auto found = links_.find(connection_.machine());
+  if (found == links_.end() || found->second->state() != QStringLiteral("hostkey")) return {};
+  const RemoteLink* link = found->second;
+  return {{"machine", link->name()},
+          {"type", link->host_key_type()},
+          {"fingerprint", link->host_key_fingerprint()},
+          {"message", link->message()}};
+}
+
+bool Workbench::addMachine(const QString& name, const QString& destination,
+                           const QString& identity) {
+  remote::Machine machine;
+  machine.name = name.trimmed().toStdString();
+  machine.destination = destination.trimmed().toStdString();
+  if (!identity.trimmed().isEmpty()) {
+    machine.identity_file = std::filesystem::absolute(identity.trimmed().toStdString());
+  }
+  auto store = store_of(options_.home);
+  auto added = store ? store->add(machine) : Result<void>(std::unexpected(store.error()));
+  if (!added) {
+    fail(qs(added.error().message));
+    return false;
+  }
+  refresh_machines();
+  return true;
+}
+
+void Workbench::removeMachine(const QString& name) {
+  if (name == local_name) return;
+  if (connection_.machine() == name) selectMachine(local_name);
+  if (auto found = links_.find(name); found != links_.end()) {
+    delete found->second;  // stops its `ava machine connect`
+    links_.erase(found);
+  }
+  auto store = store_of(options_.home);
+  auto removed =
+      store ? store->remove(name.toStdString()) : Result<void>(std::unexpected(store.error()));
+  if (!removed) fail(qs(removed.error().message));
+  refresh_machines();
+}
+
+void Workbench::selectMachine(const QString& name) {
+  if (name == connection_.machine()) {
+    // Once more: a failed connection is tried again.
+    if (auto found = links_.find(name);
+        found != links_.end() && found->second->state() == QStringLiteral("failed")) {
+      found->second->start();
+    }
+    return;
+  }
+  RemoteLink* link = nullptr;
+  if (name != local_name) {
+    auto store = store_of(options_.home);
+    auto machine = store ? store->get(name.toStdString())
+                         : Result<remote::Machine>(std::unexpected(store.error()));
+    if (!machine) return fail(qs(machine.error().message));
+    link = link_for(name);
+  }
+  // Nothing of the machine before stays on screen.
+  closeSubagent();
+  status_stream_.close();
+  conversation_stream_.close();
+  conversation_.clear({});
+  projects_.set_rows({});
+  conversations_.set_rows({});
+  project_id_.clear();
+  restored_ = true;
+  history_loaded_ = false;
+  permissions_.clear();
+  commands_.clear();
+  emit selectionChanged();
+  emit historyLoadedChanged();
+  emit permissionsChanged();
+  emit commandsChanged();
+  emit pendingChanged();
+  connection_.use_remote(link);
+  refresh_machines();
+}
+
+void Workbench::acceptHostKey(const QString& name, const QString& fingerprint) {
+  const auto found = links_.find(name);
+  if (found == links_.end() || !fingerprint.startsWith(QStringLiteral("SHA256:"))) return;
+  found->second->start(fingerprint);
+}
+
+}  // namespace ava::desktop
