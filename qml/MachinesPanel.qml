@@ -118,9 +118,10 @@ ColumnLayout {
             accept()
         }
 
-        onOpened: { nameField.text = ""; destinationField.text = ""; identityField.text = ""; nameField.forceActiveFocus() }
+        onOpened: { nameField.text = ""; destinationField.text = ""; identityField.text = ""; transportBox.currentIndex = 0; nameField.forceActiveFocus() }
         onAccepted: {
-            if (root.workbench.addMachine(nameField.text, destinationField.text, identityField.text))
+            if (root.workbench.addMachine(nameField.text, destinationField.text, identityField.text,
+                                          transportBox.currentValue))
                 root.workbench.selectMachine(nameField.text.trim())
         }
 
@@ -135,6 +136,16 @@ ColumnLayout {
                 objectName: "machineDestination"
                 Layout.fillWidth: true
                 placeholderText: "alice@gpu.example.com:22 or an ~/.ssh/config alias"
+            }
+            Label { text: "SSH client"; color: Theme.muted; font.pixelSize: 11 }
+            ComboBox {
+                id: transportBox
+                objectName: "machineTransport"
+                Layout.fillWidth: true
+                model: [ { value: "libssh2", text: "Built in (libssh2)" },
+                         { value: "openssh", text: "System ssh (RSA keys, ProxyJump, FIDO keys)" } ]
+                textRole: "text"
+                valueRole: "value"
             }
             Label { text: "Identity file (optional)"; color: Theme.muted; font.pixelSize: 11 }
             TextField { id: identityField; objectName: "machineIdentity"; Layout.fillWidth: true; placeholderText: "~/.ssh/id_ed25519" }

@@ -94,6 +94,25 @@ asio::awaitable<Result<Reachable>> reach_with_openssh(remote::OpenSshOptions opt
   co_return Reachable{options.target, std::move(key), "the system ssh client", std::move(system)};
 }
 
+// The system ssh client for a machine: its config file (so ssh resolves
+// the destination as Ava did) and the same host-key rules.
+remote::OpenSshOptions openssh_options(const remote::SshDestination& destination,
+                                       const remote::SshTarget& target,
+                                       const remote::SshConfigSources& sources,
+                                       remote::AcceptHostKey accept_host_key) {
+  remote::OpenSshOptions options;
+  options.destination = destination;
+  options.target = target;
+  options.accept_host_key = std::move(accept_host_key);
+  fs::path user_config = sources.home / ".ssh/config";
+  std::error_code ec;
+  options.config_file = fs::is_regular_file(user_config, ec) ? user_config
+                        : fs::is_regular_file("/etc/ssh/ssh_config", ec)
+                            ? fs::path("/etc/ssh/ssh_config")
+                            : fs::path("/dev/null");
+  return options;
+}
+
 Result<Reachable> reach(const remote::Machine& machine, const std::string& accept) {
   AVA_TRY(auto destination, remote::parse_destination(machine.destination));
   AVA_TRY(auto sources, remote::default_config_sources());
@@ -107,17 +126,8 @@ Result<Reachable> reach(const remote::Machine& machine, const std::string& accep
   };
   asio::io_context io;
   if (machine.transport == remote::SshTransport::openssh) {
-    remote::OpenSshOptions options;
-    options.destination = destination;
-    options.target = target;
-    options.accept_host_key = accept_host_key;
-    fs::path user_config = sources.home / ".ssh/config";
-    std::error_code ec;
-    options.config_file = fs::is_regular_file(user_config, ec) ? user_config
-                          : fs::is_regular_file("/etc/ssh/ssh_config", ec)
-                              ? fs::path("/etc/ssh/ssh_config")
-                              : fs::path("/dev/null");
-    return run_coroutine(io, reach_with_openssh(std::move(options)));
+    return run_coroutine(
+        io, reach_with_openssh(openssh_options(destination, target, sources, accept_host_key)));
   }
   remote::ConnectOptions options;
   options.target = target;
@@ -379,11 +389,6 @@ Result<int> connect_link(const MachineFlags& flags, const std::shared_ptr<Offere
   AVA_TRY(auto home, base::Home::resolve());
   remote::MachineStore store(home);
   AVA_TRY(auto machine, store.get(flags.name));
-  if (machine.transport == remote::SshTransport::openssh) {
-    return fail(ErrorCode::unsupported,
-                "`ava machine connect` needs the libssh2 transport for now; " + machine.name +
-                    " uses openssh (its test and commands work)");
-  }
   if (flags.port < 0 || flags.port > 65535) {
     return usage_error(command_name, Error{ErrorCode::invalid_argument, "--port is 0-65535"});
   }
@@ -400,6 +405,9 @@ Result<int> connect_link(const MachineFlags& flags, const std::shared_ptr<Offere
     return accepted;
   };
   if (::isatty(STDIN_FILENO) != 0) options.ssh.passphrase = ask_passphrase;
+  if (machine.transport == remote::SshTransport::openssh) {
+    options.openssh = openssh_options(destination, target, sources, options.ssh.accept_host_key);
+  }
   options.local_port = static_cast<std::uint16_t>(flags.port);
   options.expected_machine_id = machine.machine_id;
   options.progress = [](const std::string& text) {

@@ -88,9 +88,15 @@ QVariantMap Workbench::hostKeyPrompt() const {
           {"message", link->message()}};
 }
 
-bool Workbench::addMachine(const QString& name, const QString& destination,
-                           const QString& identity) {
+bool Workbench::addMachine(const QString& name, const QString& destination, const QString& identity,
+                           const QString& transport) {
   remote::Machine machine;
+  auto parsed = remote::parse_transport(transport.toStdString());
+  if (!parsed) {
+    fail(qs(parsed.error().message));
+    return false;
+  }
+  machine.transport = *parsed;
   machine.name = name.trimmed().toStdString();
   machine.destination = destination.trimmed().toStdString();
   if (!identity.trimmed().isEmpty()) {

@@ -51,7 +51,7 @@ std::string safe_version(std::string_view version) {
   return out.substr(0, 40);
 }
 
-asio::awaitable<Result<std::string>> run_checked(SshSession& session, std::string command,
+asio::awaitable<Result<std::string>> run_checked(MachineShell& session, std::string command,
                                                  std::string_view what) {
   AVA_CO_TRY(auto done, co_await session.exec(std::move(command)));
   if (done.exit_status != 0) {
@@ -63,7 +63,7 @@ asio::awaitable<Result<std::string>> run_checked(SshSession& session, std::strin
   co_return std::move(done.out);
 }
 
-asio::awaitable<Result<void>> upload_verified(SshSession& session, const fs::path& local,
+asio::awaitable<Result<void>> upload_verified(MachineShell& session, const fs::path& local,
                                               const std::string& sha256, const std::string& dir,
                                               const std::string& name) {
   std::string temporary = dir + "/.upload-" + name + "-" + random_hex(8);
@@ -128,7 +128,8 @@ Result<LocalBuild> local_build() {
   return build;
 }
 
-asio::awaitable<Result<Installed>> ensure_installed(SshSession& session, const RemoteSystem& system,
+asio::awaitable<Result<Installed>> ensure_installed(MachineShell& session,
+                                                    const RemoteSystem& system,
                                                     const LocalBuild& build) {
   if (system.home.empty() || system.home.front() != '/') {
     co_return fail(ErrorCode::unavailable, "the machine did not say where its home is");
@@ -159,7 +160,7 @@ asio::awaitable<Result<Installed>> ensure_installed(SshSession& session, const R
   co_return installed;
 }
 
-asio::awaitable<Result<void>> activate(SshSession& session, const RemoteSystem& system,
+asio::awaitable<Result<void>> activate(MachineShell& session, const RemoteSystem& system,
                                        const Installed& installed) {
   std::string root = system.home + "/" + std::string(remote_install_dir);
   std::string link = installed.dir.substr(root.size() + 1);  // versions/<id>
@@ -174,7 +175,7 @@ asio::awaitable<Result<void>> activate(SshSession& session, const RemoteSystem& 
 }
 
 asio::awaitable<Result<machine::BackendEndpoint>> start_remote_backend(
-    SshSession& session, const std::string& ava_path) {
+    MachineShell& session, const std::string& ava_path) {
   std::string script =
       shell_quote(ava_path) + " backend start >&2 && cat \"${AVA_HOME:-$HOME/.ava}/backend.json\"";
   AVA_CO_TRY(auto out,

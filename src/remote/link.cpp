@@ -4,6 +4,7 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "ava/base/json.hpp"
+#include "ava/remote/openssh_shell.hpp"
 #include "ava/transport/http_client.hpp"
 
 namespace ava::remote {
@@ -20,7 +21,7 @@ constexpr std::string_view read_backend_json =
 
 // Whether the backend process runs the ava-backend of `installed` (Linux's
 // /proc; elsewhere the versions are compared).
-asio::awaitable<Result<bool>> runs_installed_build(SshSession& session,
+asio::awaitable<Result<bool>> runs_installed_build(MachineShell& session,
                                                    const machine::BackendEndpoint& backend,
                                                    const Installed& installed,
                                                    const std::string& version) {
@@ -133,7 +134,13 @@ asio::awaitable<Result<Link>> open_link(asio::any_io_executor executor, LinkOpti
   Link link;
   say(options, "connecting to " + options.ssh.target.user + "@" + options.ssh.target.host + ":" +
                    std::to_string(options.ssh.target.port));
-  AVA_CO_TRY(link.session, co_await SshSession::connect(executor, options.ssh));
+  if (options.openssh) {
+    AVA_CO_TRY(auto shell, co_await OpenSshShell::open(executor, *options.openssh));
+    link.session = std::move(shell);
+  } else {
+    AVA_CO_TRY(auto session, co_await SshSession::connect(executor, options.ssh));
+    link.session = std::move(session);
+  }
   AVA_CO_TRY(auto probe, co_await link.session->exec(probe_command()));
   if (probe.exit_status != 0) {
     co_return fail(ErrorCode::unavailable, "the probe command failed on the machine: " + probe.err);

@@ -116,15 +116,18 @@ asio::awaitable<Result<HostKey>> openssh_verify_host(const OpenSshOptions& optio
 }
 
 asio::awaitable<Result<ExecResult>> openssh_exec(const OpenSshOptions& options, std::string command,
-                                                 std::string input) {
+                                                 std::string input,
+                                                 std::optional<std::chrono::seconds> timeout) {
   proc::RunOptions run;
   run.spawn.argv = openssh_base_arguments(options);
   run.spawn.argv.insert(run.spawn.argv.end(),
-                        {"-o", "StrictHostKeyChecking=yes", "-o", "UpdateHostKeys=no", "--",
-                         options.destination.host, std::move(command)});
+                        {"-o", "StrictHostKeyChecking=yes", "-o", "UpdateHostKeys=no"});
+  for (const auto& option : options.run_options)
+    run.spawn.argv.insert(run.spawn.argv.end(), {"-o", option});
+  run.spawn.argv.insert(run.spawn.argv.end(), {"--", options.destination.host, std::move(command)});
   run.spawn.stdin_mode = proc::StdinMode::pipe;
   run.stdin_bytes = std::move(input);
-  run.timeout = options.timeout + std::chrono::seconds(5);
+  run.timeout = timeout.value_or(options.timeout + std::chrono::seconds(5));
   AVA_CO_TRY(auto done, co_await proc::run(std::move(run)));
   // 255 is ssh's own failure (connection, host key, sign-in), not the command's.
   if (done.timed_out) co_return fail(ErrorCode::timeout, "ssh timed out");

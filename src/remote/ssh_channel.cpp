@@ -69,8 +69,8 @@ asio::awaitable<Result<void>> SshChannel::send_eof() {
   co_return Result<void>{};
 }
 
-asio::awaitable<Result<std::unique_ptr<SshChannel>>> SshSession::open_forward(std::string host,
-                                                                              std::uint16_t port) {
+asio::awaitable<Result<std::unique_ptr<MachineStream>>> SshSession::open_forward(
+    std::string host, std::uint16_t port) {
   State& state = *state_;
   auto deadline = Clock::now() + state.timeout;
   for (;;) {
@@ -81,7 +81,7 @@ asio::awaitable<Result<std::unique_ptr<SshChannel>>> SshSession::open_forward(st
       auto impl = std::make_unique<SshChannel::Impl>();
       impl->state = &state;
       impl->channel = channel;
-      co_return std::make_unique<SshChannel>(std::move(impl));
+      co_return std::unique_ptr<MachineStream>(std::make_unique<SshChannel>(std::move(impl)));
     }
     int error = libssh2_session_last_errno(state.session);
     if (error != LIBSSH2_ERROR_EAGAIN) {

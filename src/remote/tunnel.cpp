@@ -25,11 +25,11 @@ constexpr std::size_t chunk_size = 32 * 1024;
 }  // namespace
 
 struct Tunnel::State {
-  State(const asio::any_io_executor& executor, SshSession& ssh, std::uint16_t port)
+  State(const asio::any_io_executor& executor, MachineShell& ssh, std::uint16_t port)
       : acceptor(executor), keepalive(executor), session(ssh), remote_port(port) {}
   tcp::acceptor acceptor;
   asio::steady_timer keepalive;
-  SshSession& session;
+  MachineShell& session;
   std::uint16_t remote_port;
   std::list<tcp::socket*> connections;  // open ones, closed by close()
   bool closed = false;
@@ -39,7 +39,7 @@ struct Tunnel::State {
 namespace {
 
 // Local -> machine, until the local side ends its stream.
-asio::awaitable<void> upstream(tcp::socket& local, SshChannel& channel) {
+asio::awaitable<void> upstream(tcp::socket& local, MachineStream& channel) {
   std::array<char, chunk_size> buffer{};
   for (;;) {
     auto [error, n] = co_await local.async_read_some(asio::buffer(buffer), as_result);
@@ -58,7 +58,7 @@ asio::awaitable<void> upstream(tcp::socket& local, SshChannel& channel) {
 }
 
 // Machine -> local, as soon as bytes arrive (an SSE event is not held back).
-asio::awaitable<void> downstream(tcp::socket& local, SshChannel& channel) {
+asio::awaitable<void> downstream(tcp::socket& local, MachineStream& channel) {
   std::array<char, chunk_size> buffer{};
   boost::system::error_code ignored;
   for (;;) {
@@ -102,8 +102,8 @@ asio::awaitable<void> forward(std::shared_ptr<Tunnel::State> state, tcp::socket 
 Tunnel::Tunnel(std::shared_ptr<State> state) : state_(std::move(state)) {}
 Tunnel::~Tunnel() { close(); }
 
-Result<std::unique_ptr<Tunnel>> Tunnel::listen(asio::any_io_executor executor, SshSession& session,
-                                               std::uint16_t remote_port,
+Result<std::unique_ptr<Tunnel>> Tunnel::listen(asio::any_io_executor executor,
+                                               MachineShell& session, std::uint16_t remote_port,
                                                std::uint16_t local_port) {
   auto state = std::make_shared<State>(executor, session, remote_port);
   boost::system::error_code error;

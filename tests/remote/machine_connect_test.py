@@ -8,7 +8,8 @@ nothing and finds the same backend; a machine id that changed is refused.
 
 A newer client finds the machine running an older build: it installs its
 own beside it and the backend restarts into it only after the running turn
-ended, the client's tunnel following it.
+ended, the client's tunnel following it. The same connect over the openssh
+transport (the system ssh client) installs and tunnels too.
 
     machine_connect_test.py AVA AVA_BACKEND FAKE_PROVIDER [TEST ...]
 """
@@ -166,6 +167,21 @@ def reopened_stream(api, path, last_id, deadline=60):
             time.sleep(0.2)
 
 
+def turn_through_tunnel(api, project, text, input_id):
+    """A conversation in `project` on the machine, one turn followed on its
+    SSE stream through the tunnel; the conversation's id."""
+    project_id = api.ok("POST", "/api/projects", {"path": project})["id"]
+    conversation = api.ok("POST", "/api/conversations", {"projectId": project_id})["id"]
+    base = "/api/conversations/" + conversation
+    stream = EventStream(api, base + "/events")
+    api.ok("POST", base + "/input", {"text": text, "inputId": input_id}, expect=(202,))
+    events = stream.wait_until(count_turn_ends(1), timeout=60, what="the turn")
+    stream.close()
+    texts = json.dumps([e[2] for e in events if e[1] == "assistant"])
+    check(text in texts, texts[:500])
+    return conversation
+
+
 def test_connect_installs_starts_and_tunnels_a_conversation():
     fake = provider()
     project = prepare_remote_home(fake)
@@ -190,16 +206,7 @@ def test_connect_installs_starts_and_tunnels_a_conversation():
     print("connect with upload: %.1f s" % (time.monotonic() - started), flush=True)
 
     api = TunnelClient(info["localPort"], info["url"])
-    project_id = api.ok("POST", "/api/projects", {"path": project})["id"]
-    conversation = api.ok("POST", "/api/conversations", {"projectId": project_id})["id"]
-    base = "/api/conversations/" + conversation
-    stream = EventStream(api, base + "/events")
-    api.ok("POST", base + "/input", {"text": "hello through the tunnel",
-                                     "inputId": "tunnel-input-1"}, expect=(202,))
-    events = stream.wait_until(count_turn_ends(1), timeout=60, what="the turn")
-    texts = json.dumps([e[2] for e in events if e[1] == "assistant"])
-    check("hello through the tunnel" in texts, texts[:500])
-    stream.close()
+    conversation = turn_through_tunnel(api, project, "hello through the tunnel", "tunnel-input-1")
     # The log is the remote user's, under the remote AVA_HOME.
     check(os.listdir(remote_path(".ava", "sessions")), "the session log is on the machine")
     check(not os.path.exists(os.path.join(client.ava_home, "sessions")), "nothing local")
@@ -333,6 +340,58 @@ def test_an_update_waits_for_the_running_turn():
         old.close()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def ssh_masters():
+    """Control masters of the openssh transport still running (their
+    ControlPath is in a private ava-ssh-* folder)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                command = f.read()
+        except OSError:
+            continue
+        if command.startswith(b"ssh") and b"/ava-ssh-" in command:
+            found.append(entry)
+    return found
+
+
+def test_the_openssh_transport_installs_and_tunnels():
+    """The machine as `--transport openssh` (the system ssh client): the
+    same install (a fresh one: the builds are removed first), backend and
+    tunnel, and nothing of ssh left once connect ends."""
+    fake = provider()
+    project = prepare_remote_home(fake)
+    subprocess.run(["pkill", "-KILL", "-u", MACHINE.user, "-f", "ava-backend"], check=False)
+    shutil.rmtree(remote_path(".local", "share", "ava"), ignore_errors=True)
+    client = MACHINE.client("openssh")
+    client.key("id_ed25519", "ed25519")
+    MACHINE.authorize(client.public_key("id_ed25519"))
+    added = subprocess.run([AVA, "machine", "add", "box", "%s@127.0.0.1:%d" % (
+        MACHINE.user, MACHINE.port), "--transport", "openssh", "--accept-host-key",
+        MACHINE.host_fingerprint(), "--json"], env=client.env, capture_output=True, text=True,
+        timeout=60)
+    check(added.returncode == 0, added)
+
+    started = time.monotonic()
+    connection = Connection(client, "box")
+    info = connection.info
+    check(info["uploaded"] and not info["updatePending"], info)
+    check(sha256(os.path.join(info["installed"], "ava")) == sha256(AVA), "the uploaded ava differs")
+    check(os.stat(os.path.join(info["installed"], "ava")).st_mode & 0o777 == 0o755, "mode")
+    print("openssh connect with upload: %.1f s" % (time.monotonic() - started), flush=True)
+
+    api = TunnelClient(info["localPort"], info["url"])
+    turn_through_tunnel(api, project, "hello through openssh", "openssh-input-1")
+    check(ssh_masters(), "one control master carries the runs")
+    connection.close()
+    deadline = time.monotonic() + 10
+    while ssh_masters() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    check(not ssh_masters(), "an ssh control master outlived connect")
 
 
 TESTS = [(name, fn) for name, fn in list(globals().items()) if name.startswith("test_")]  # in order

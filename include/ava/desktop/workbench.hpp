@@ -125,11 +125,13 @@ class Workbench : public QObject {
 
   QString machineName() const { return connection_.machine(); }
   QVariantMap hostKeyPrompt() const;
-  // Saves a machine as `ava machine add --no-test` does; the first
+  // Saves a machine as `ava machine add --no-test` does (transport libssh2
+  // or openssh, the system ssh client); the first
   // selection connects (and asks about an unknown host key). False and
   // lastError when the name or destination is refused.
   Q_INVOKABLE bool addMachine(const QString& name, const QString& destination,
-                              const QString& identity = {});
+                              const QString& identity = {},
+                              const QString& transport = QStringLiteral("libssh2"));
   Q_INVOKABLE void removeMachine(const QString& name);
   // "local" or a saved machine: every view follows it. Selecting a machine
   // whose connection failed tries again.

@@ -7,8 +7,8 @@
 
 #include "ava/base/error.hpp"
 #include "ava/machine/runtime_files.hpp"
+#include "ava/remote/machine_shell.hpp"
 #include "ava/remote/probe.hpp"
-#include "ava/remote/ssh_session.hpp"
 
 namespace ava::remote {
 
@@ -45,18 +45,18 @@ struct Installed {
 // the machine, then each is renamed into place (ava last, so a folder with
 // `ava` is complete). A different OS or architecture is refused before
 // anything is written.
-boost::asio::awaitable<Result<Installed>> ensure_installed(SshSession& session,
+boost::asio::awaitable<Result<Installed>> ensure_installed(MachineShell& session,
                                                            const RemoteSystem& system,
                                                            const LocalBuild& build);
 
 // Points `current` at the installed version (an atomic symlink swap).
-boost::asio::awaitable<Result<void>> activate(SshSession& session, const RemoteSystem& system,
+boost::asio::awaitable<Result<void>> activate(MachineShell& session, const RemoteSystem& system,
                                               const Installed& installed);
 
 // Starts the machine's backend (`ava backend start`, which finds a running
 // one) and reads its backend.json over the session: port, token, pid,
 // machine id. The token never leaves the SSH channel and this process.
 boost::asio::awaitable<Result<machine::BackendEndpoint>> start_remote_backend(
-    SshSession& session, const std::string& ava_path);
+    MachineShell& session, const std::string& ava_path);
 
 }  // namespace ava::remote

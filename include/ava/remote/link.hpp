@@ -12,6 +12,7 @@
 #include "ava/base/error.hpp"
 #include "ava/machine/runtime_files.hpp"
 #include "ava/remote/bootstrap.hpp"
+#include "ava/remote/openssh.hpp"
 #include "ava/remote/probe.hpp"
 #include "ava/remote/ssh_session.hpp"
 #include "ava/remote/tunnel.hpp"
@@ -22,7 +23,7 @@ namespace ava::remote {
 // the backend it started or found there (port and token, held in memory
 // only) and the local tunnel to it.
 struct Link {
-  std::unique_ptr<SshSession> session;
+  std::unique_ptr<MachineShell> session;  // libssh2, or the system ssh client
   RemoteSystem system;
   Installed installed;
   machine::BackendEndpoint backend;  // the port is the machine's
@@ -35,6 +36,9 @@ struct Link {
 
 struct LinkOptions {
   ConnectOptions ssh;
+  // Set: the system ssh client (the machine's openssh transport) instead of
+  // libssh2; `ssh.target` still names the machine in messages.
+  std::optional<OpenSshOptions> openssh;
   std::uint16_t local_port = 0;  // 0: any free port
   // The machine id this client saw before (machines.json); another one is
   // refused: a different machine, or its AVA_HOME was replaced.

@@ -28,6 +28,9 @@ struct OpenSshOptions {
   AcceptHostKey accept_host_key;
   std::chrono::seconds timeout{20};
   std::string ssh_program = "ssh";
+  // More `-o` settings for every real run (openssh_exec), e.g. a control
+  // master's ControlPath.
+  std::vector<std::string> run_options;
 };
 
 // The arguments every run shares (config file, known_hosts files, identity
@@ -38,8 +41,8 @@ std::vector<std::string> openssh_base_arguments(const OpenSshOptions& options);
 boost::asio::awaitable<Result<HostKey>> openssh_verify_host(const OpenSshOptions& options);
 
 // Runs `command` on the machine through ssh (after openssh_verify_host).
-boost::asio::awaitable<Result<ExecResult>> openssh_exec(const OpenSshOptions& options,
-                                                        std::string command,
-                                                        std::string input = {});
+boost::asio::awaitable<Result<ExecResult>> openssh_exec(
+    const OpenSshOptions& options, std::string command, std::string input = {},
+    std::optional<std::chrono::seconds> timeout = std::nullopt);
 
 }  // namespace ava::remote

@@ -15,6 +15,7 @@
 
 #include "ava/base/error.hpp"
 #include "ava/remote/known_hosts.hpp"
+#include "ava/remote/machine_shell.hpp"
 #include "ava/remote/ssh_config.hpp"
 
 namespace ava::remote {
@@ -41,31 +42,22 @@ struct ConnectOptions {
   std::chrono::seconds timeout{20};  // connect, handshake, sign-in; each exec call
 };
 
-struct ExecResult {
-  int exit_status = -1;
-  std::string exit_signal;  // "TERM", ... when the command died of a signal
-  std::string out;
-  std::string err;
-};
-
 class SshSession;
 
 // One channel of a session: a TCP connection forwarded to the machine
 // (direct-tcpip). The session must outlive its channels; all of them are
 // used from the session's executor.
-class SshChannel {
+class SshChannel final : public MachineStream {
  public:
   struct Impl;
   explicit SshChannel(std::unique_ptr<Impl> impl);
-  ~SshChannel();
+  ~SshChannel() override;
   SshChannel(const SshChannel&) = delete;
   SshChannel& operator=(const SshChannel&) = delete;
 
-  // Some bytes from the far end into `buffer`; 0 at the end of its stream.
-  boost::asio::awaitable<Result<std::size_t>> read_some(char* buffer, std::size_t size);
-  boost::asio::awaitable<Result<void>> write_all(std::string_view bytes);
-  // No more bytes from this side (the far end reads end of stream).
-  boost::asio::awaitable<Result<void>> send_eof();
+  boost::asio::awaitable<Result<std::size_t>> read_some(char* buffer, std::size_t size) override;
+  boost::asio::awaitable<Result<void>> write_all(std::string_view bytes) override;
+  boost::asio::awaitable<Result<void>> send_eof() override;
 
  private:
   std::unique_ptr<Impl> impl_;
@@ -74,9 +66,9 @@ class SshChannel {
 // One SSH connection through libssh2 (non-blocking, on Asio: every wait is
 // a coroutine suspension, several channels share the connection), with
 // strict host keys and key sign-in (ssh-agent, then the identity files).
-class SshSession {
+class SshSession final : public MachineShell {
  public:
-  ~SshSession();
+  ~SshSession() override;
   SshSession(const SshSession&) = delete;
   SshSession& operator=(const SshSession&) = delete;
 
@@ -92,27 +84,28 @@ class SshSession {
   // stdin; each of stdout and stderr is kept up to `limit` bytes (beyond it,
   // limit_exceeded).
   boost::asio::awaitable<Result<ExecResult>> exec(std::string command, std::string input = {},
-                                                  std::size_t limit = std::size_t{1} << 20);
+                                                  std::size_t limit = std::size_t{1}
+                                                                      << 20) override;
 
   // A channel to host:port as the machine sees it (usually its loopback),
   // like `ssh -L`; each forwarded connection has its own.
-  boost::asio::awaitable<Result<std::unique_ptr<SshChannel>>> open_forward(std::string host,
-                                                                           std::uint16_t port);
+  boost::asio::awaitable<Result<std::unique_ptr<MachineStream>>> open_forward(
+      std::string host, std::uint16_t port) override;
 
   // Copies a local file to `remote_path` (relative to the remote home, or
   // absolute) by SFTP, created with `mode`; the remote file is replaced.
   boost::asio::awaitable<Result<void>> upload(const std::filesystem::path& local,
-                                              std::string remote_path, int mode);
+                                              std::string remote_path, int mode) override;
 
   // Sends a keepalive when one is due; the seconds until the next one.
-  Result<int> keepalive();
+  Result<int> keepalive() override;
 
   // True once the connection failed (a read or write error on the socket)
   // or was closed.
-  bool broken() const;
+  bool broken() const override;
   // Ends every wait on the connection: calls in progress and later ones fail
   // at once (before the session is destroyed under its channels).
-  void close();
+  void close() override;
 
   const SshTarget& target() const;
   const HostKey& host_key() const;

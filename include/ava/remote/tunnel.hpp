@@ -8,7 +8,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "ava/base/error.hpp"
-#include "ava/remote/ssh_session.hpp"
+#include "ava/remote/machine_shell.hpp"
 
 namespace ava::remote {
 
@@ -21,7 +21,7 @@ class Tunnel {
   // Binds 127.0.0.1:local_port (0: any free port) on `executor`, which must
   // be the session's.
   static Result<std::unique_ptr<Tunnel>> listen(boost::asio::any_io_executor executor,
-                                                SshSession& session, std::uint16_t remote_port,
+                                                MachineShell& session, std::uint16_t remote_port,
                                                 std::uint16_t local_port = 0);
   ~Tunnel();
   Tunnel(const Tunnel&) = delete;

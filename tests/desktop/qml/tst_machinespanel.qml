@@ -24,8 +24,8 @@ Item {
         property var hostKeyPrompt: ({})
         property var calls: []
         function selectMachine(name) { calls.push(["select", name]) }
-        function addMachine(name, destination, identity) {
-            calls.push(["add", name, destination, identity])
+        function addMachine(name, destination, identity, transport) {
+            calls.push(["add", name, destination, identity, transport])
             return name !== "bad name"
         }
         function removeMachine(name) { calls.push(["remove", name]) }
@@ -67,10 +67,12 @@ Item {
             tryVerify(() => dialog.opened)
             findChild(dialog.contentItem, "machineName").text = "box"
             findChild(dialog.contentItem, "machineDestination").text = "bob@10.0.0.7:2222"
+            findChild(dialog.contentItem, "machineTransport").currentIndex = 1
             dialog.accept()
             compare(fake.calls[0][0], "add")
             compare(fake.calls[0][1], "box")
             compare(fake.calls[0][2], "bob@10.0.0.7:2222")
+            compare(fake.calls[0][4], "openssh")
             compare(fake.calls[1][0], "select")
             compare(fake.calls[1][1], "box")
         }
