@@ -18,10 +18,16 @@ ColumnLayout {
         if (root.prompt.fingerprint) hostKeyDialog.open()
         else if (hostKeyDialog.opened) hostKeyDialog.close()
     }
+    readonly property var keyPrompt: root.workbench ? root.workbench.passphrasePrompt : ({})
+    onKeyPromptChanged: {
+        if (root.keyPrompt.key) passphraseDialog.open()
+        else if (passphraseDialog.opened) passphraseDialog.close()
+    }
 
     function stateText(state, updatePending) {
         const words = { connected: "connected", connecting: "connecting…", starting: "starting…",
                         reconnecting: "reconnecting…", hostkey: "host key needs approval",
+                        passphrase: "key needs its passphrase",
                         failed: "failed", idle: "not connected" }
         return (words[state] || state) + (updatePending ? " · update pending" : "")
     }
@@ -202,6 +208,49 @@ ColumnLayout {
             Button {
                 text: "Cancel"
                 DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+            }
+        }
+    }
+
+    Dialog {
+        id: passphraseDialog
+        objectName: "passphraseDialog"
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        modal: true
+        closePolicy: Popup.NoAutoClose
+        title: "Passphrase"
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        width: 460
+        readonly property string machine: root.keyPrompt.machine || ""
+
+        // What OK does, also for the end-to-end automation.
+        function answer(text) {
+            passphraseField.text = text
+            accept()
+        }
+
+        onOpened: { passphraseField.text = ""; passphraseField.forceActiveFocus() }
+        // The field is emptied at once: the text goes to the connection only.
+        onAccepted: { const text = passphraseField.text; passphraseField.text = ""; root.workbench.answerPassphrase(machine, text) }
+        onRejected: { passphraseField.text = ""; root.workbench.answerPassphrase(machine, "") }
+
+        ColumnLayout {
+            anchors.fill: parent
+            spacing: 8
+            Label {
+                text: "Connecting to " + passphraseDialog.machine + " needs the passphrase of " + (root.keyPrompt.key || "") + ". Cancel skips this key."
+                textFormat: Text.PlainText
+                wrapMode: Text.WordWrap
+                color: Theme.text
+                Layout.fillWidth: true
+            }
+            TextField {
+                id: passphraseField
+                objectName: "passphraseField"
+                echoMode: TextInput.Password
+                Layout.fillWidth: true
+                onAccepted: passphraseDialog.accept()
             }
         }
     }

@@ -3,7 +3,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,11 +47,36 @@ struct MachineFlags {
   bool json = false;
   int port = 0;
   bool open_browser = false;
+  bool passphrase_stdin = false;
 };
 
 // A passphrase typed at the terminal, echo off; nullopt without a terminal.
 std::optional<std::string> ask_passphrase(const fs::path& key) {
   return ask_secret("Passphrase for " + key.string() + ": ");
+}
+
+// For a program driving `connect --json` (the desktop): a key's passphrase
+// is asked as a JSON line and read from stdin, one line (empty: skip the
+// key). Kept in this process for the reconnects of the same key.
+remote::PassphrasePrompt passphrase_from_stdin() {
+  auto known = std::make_shared<std::map<std::string, std::string>>();
+  return [known](const fs::path& key) -> std::optional<std::string> {
+    if (auto found = known->find(key.string()); found != known->end()) return found->second;
+    std::printf("%s\n",
+                nlohmann::json{{"event", "passphrase"}, {"key", key.string()}}.dump().c_str());
+    std::fflush(stdout);
+    std::string line;
+    constexpr std::size_t max_passphrase = 4096;
+    for (char c = 0; line.size() <= max_passphrase;) {
+      ssize_t n = ::read(STDIN_FILENO, &c, 1);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0 || c == '\n') break;
+      line += c;
+    }
+    if (line.empty() || line.size() > max_passphrase) return std::nullopt;
+    (*known)[key.string()] = line;
+    return line;
+  };
 }
 
 // What `test` found, for both transports.
@@ -404,7 +431,11 @@ Result<int> connect_link(const MachineFlags& flags, const std::shared_ptr<Offere
     if (!accepted) *offered = std::pair{key.type, fingerprint};
     return accepted;
   };
-  if (::isatty(STDIN_FILENO) != 0) options.ssh.passphrase = ask_passphrase;
+  if (flags.passphrase_stdin && flags.json) {
+    options.ssh.passphrase = passphrase_from_stdin();
+  } else if (::isatty(STDIN_FILENO) != 0) {
+    options.ssh.passphrase = ask_passphrase;
+  }
   if (machine.transport == remote::SshTransport::openssh) {
     options.openssh = openssh_options(destination, target, sources, options.ssh.accept_host_key);
   }
@@ -558,6 +589,9 @@ void add_machine_commands(CLI::App& cli, CliContext& context) {
                           "Accept an unknown host key with this SHA256:... fingerprint");
   connect_cmd->add_flag("--open", flags->open_browser, "Open the URL in a browser");
   connect_cmd->add_flag("--json", flags->json, "Print one JSON line when connected");
+  connect_cmd->add_flag("--passphrase-stdin", flags->passphrase_stdin,
+                        "With --json: ask for a key's passphrase as a JSON line and read it from"
+                        " stdin (one line; empty skips the key)");
   connect_cmd->callback([&context, flags] { finish(context, command_name, connect(*flags)); });
 }
 

@@ -96,6 +96,16 @@ bool Automation::answer_approval() {
   return true;
 }
 
+// The key's passphrase through its dialog, once, whatever the stage.
+void Automation::answer_passphrase() {
+  if (options_.passphrase.isEmpty() || passphrase_given_) return;
+  auto* dialog = window_->findChild<QObject*>(QStringLiteral("passphraseDialog"));
+  if (dialog == nullptr || !dialog->property("opened").toBool()) return;
+  QMetaObject::invokeMethod(dialog, "answer", Q_ARG(QVariant, options_.passphrase));
+  passphrase_given_ = true;
+  report_ += QStringLiteral(", passphrase given");
+}
+
 // A small state machine driven by the poll timer, so that each stage waits
 // for what the previous one caused (the server's answer, the view's rows).
 void Automation::step() {
@@ -105,6 +115,7 @@ void Automation::step() {
                               workbench_->connection()->message()));
   }
   auto* conversation = workbench_->conversation();
+  answer_passphrase();
   if (add_machine()) return;
   if (stage_ == QStringLiteral("connecting")) {
     if (workbench_->connection()->state() != QStringLiteral("connected")) return;

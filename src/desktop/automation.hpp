@@ -30,6 +30,7 @@ struct AutomationOptions {
   QString machine_name;
   QString machine_destination;
   QString host_key;
+  QString passphrase;          // typed into the passphrase dialog when it asks
   QString open_conversation;   // select this conversation
   bool report_loaded = false;  // print RSS and rows once its history is loaded, then quit
   int timeout_ms = 60000;
@@ -52,6 +53,7 @@ class Automation : public QObject {
   void finish(int code, const QString& message);
   bool answer_approval();
   bool add_machine();
+  void answer_passphrase();
 
   AutomationOptions options_;
   Workbench* workbench_;
@@ -64,6 +66,7 @@ class Automation : public QObject {
   QString report_;  // what the run did, printed when it finishes
   int approval_ticks_ = 0;
   int approvals_answered_ = 0;
+  bool passphrase_given_ = false;
 };
 
 // Resident set size of this process in KiB (/proc/self/status VmRSS).

@@ -76,6 +76,10 @@ int main(int argc, char** argv) {
       QStringLiteral("e2e-host-key"),
       QStringLiteral("Automation: accept the machine's host key if the dialog shows this one"),
       QStringLiteral("SHA256:..."));
+  QCommandLineOption passphrase(
+      QStringLiteral("e2e-passphrase"),
+      QStringLiteral("Automation: type this into the key passphrase dialog when it asks"),
+      QStringLiteral("text"));
   QCommandLineOption open(QStringLiteral("open-conversation"),
                           QStringLiteral("Select this conversation at start"),
                           QStringLiteral("id"));
@@ -86,7 +90,8 @@ int main(int argc, char** argv) {
                            QStringLiteral("system, light or dark (instead of the saved choice)"),
                            QStringLiteral("mode"));
   cli.addOptions({no_autostart, ava_bin, timing, exit_first, project, prompt, screenshot,
-                  approval_shot, analytics_shot, machine, host_key, open, report, theme});
+                  approval_shot, analytics_shot, machine, host_key, passphrase, open, report,
+                  theme});
   cli.process(app);
 
   auto home = ava::base::Home::resolve();
@@ -156,6 +161,7 @@ int main(int argc, char** argv) {
                                        .machine_name = cli.value(machine).section('=', 0, 0),
                                        .machine_destination = cli.value(machine).section('=', 1),
                                        .host_key = cli.value(host_key),
+                                       .passphrase = cli.value(passphrase),
                                        .open_conversation = cli.value(open),
                                        .report_loaded = cli.isSet(report)};
   Automation automation(automation_options, &workbench, window);

@@ -59,12 +59,11 @@ void RemoteLink::start(const QString& accept_host_key) {
   last_failure_code_.clear();
   host_key_type_.clear();
   host_key_fingerprint_.clear();
+  passphrase_key_.clear();
   process_ = new QProcess(this);
   auto environment = QProcessEnvironment::systemEnvironment();
   environment.insert(QStringLiteral("AVA_HOME"), home_);
   process_->setProcessEnvironment(environment);
-  // No terminal: a passphrase cannot be asked there (ssh-agent keys work).
-  process_->setStandardInputFile(QProcess::nullDevice());
   connect(process_, &QProcess::readyReadStandardOutput, this, &RemoteLink::on_output);
   connect(process_, &QProcess::readyReadStandardError, this, [this] {
     errors_ += process_->readAllStandardError();
@@ -80,8 +79,9 @@ void RemoteLink::start(const QString& accept_host_key) {
   connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
     if (error == QProcess::FailedToStart) on_finished(-1);
   });
+  // No terminal: a key's passphrase is asked through stdout and stdin.
   QStringList arguments{QStringLiteral("machine"), QStringLiteral("connect"), name_,
-                        QStringLiteral("--json")};
+                        QStringLiteral("--json"), QStringLiteral("--passphrase-stdin")};
   if (!accept_host_key.isEmpty())
     arguments << QStringLiteral("--accept-host-key") << accept_host_key;
   set_state(QStringLiteral("connecting"), QStringLiteral("Connecting to %1").arg(name_));
@@ -100,6 +100,17 @@ void RemoteLink::stop() {
     process->waitForFinished(1000);
   }
   if (process_ != nullptr) on_finished(0);
+}
+
+void RemoteLink::answer_passphrase(const QString& passphrase) {
+  if (process_ == nullptr || passphrase_key_.isEmpty()) return;
+  QByteArray line = passphrase.toUtf8();
+  line.replace('\n', "").replace('\r', "");
+  line += '\n';
+  process_->write(line);
+  line.fill('\0');
+  passphrase_key_.clear();
+  set_state(QStringLiteral("connecting"), QStringLiteral("Signing in to %1").arg(name_));
 }
 
 void RemoteLink::on_output() {
@@ -145,6 +156,10 @@ void RemoteLink::on_line(const QByteArray& line) {
     tunnel_.update_pending = json.value(QStringLiteral("updatePending")).toBool();
     set_state(QStringLiteral("connected"),
               tunnel_.update_pending ? QStringLiteral("update pending") : QString());
+  } else if (event == QStringLiteral("passphrase")) {
+    passphrase_key_ = json.value(QStringLiteral("key")).toString();
+    set_state(QStringLiteral("passphrase"),
+              QStringLiteral("The key %1 needs its passphrase").arg(passphrase_key_));
   } else if (event == QStringLiteral("failed")) {
     last_failure_code_ = json.value(QStringLiteral("code")).toString();
     message_ = json.value(QStringLiteral("message")).toString();
@@ -160,6 +175,7 @@ void RemoteLink::on_finished(int code) {
   process_ = nullptr;
   tunnel_ = Tunnel{};
   cookie_.clear();
+  passphrase_key_.clear();
   if (stopping_) {
     stopping_ = false;
     set_state(QStringLiteral("idle"), QString());

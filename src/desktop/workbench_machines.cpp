@@ -88,6 +88,18 @@ QVariantMap Workbench::hostKeyPrompt() const {
           {"message", link->message()}};
 }
 
+QVariantMap Workbench::passphrasePrompt() const {
+  const auto found = links_.find(connection_.machine());
+  if (found == links_.end() || found->second->state() != QStringLiteral("passphrase")) return {};
+  return {{"machine", found->second->name()}, {"key", found->second->passphrase_key()}};
+}
+
+void Workbench::answerPassphrase(const QString& name, const QString& passphrase) {
+  if (const auto found = links_.find(name); found != links_.end()) {
+    found->second->answer_passphrase(passphrase);
+  }
+}
+
 bool Workbench::addMachine(const QString& name, const QString& destination, const QString& identity,
                            const QString& transport) {
   remote::Machine machine;

@@ -3,6 +3,7 @@
 (sshd_fixture.py): the machine is added through the Add-a-machine dialog,
 its unknown host key is shown in the host-key dialog and accepted there
 (the automation compares the fingerprint shown with the server's first),
+the encrypted key's passphrase is typed into its dialog,
 the desktop's `ava machine connect` installs Ava on the machine and tunnels
 to its backend, and a prompt typed into the composer runs there: the
 session log is the remote user's, nothing of it is stored on the client,
@@ -58,7 +59,8 @@ def main():
             remote_helpers.MACHINE = machine
             project = remote_helpers.prepare_remote_home(fake)
             client = machine.client("desktop")
-            client.key("id_ed25519", "ed25519")
+            # An encrypted key and no ssh-agent: the passphrase dialog asks.
+            client.key("id_ed25519", "ed25519", passphrase="correct horse battery")
             machine.authorize(client.public_key("id_ed25519"))
             env = dict(client.env)
             for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "AVA_BACKEND_BIN"):
@@ -71,7 +73,8 @@ def main():
             run = subprocess.run(
                 ["xvfb-run", "-a", "-s", "-screen 0 1280x860x24", desktop, "--ava", ava,
                  "--no-autostart", "--e2e-machine", "box=" + destination,
-                 "--e2e-host-key", machine.host_fingerprint(), "--e2e-project", project,
+                 "--e2e-host-key", machine.host_fingerprint(),
+                 "--e2e-passphrase", "correct horse battery", "--e2e-project", project,
                  "--e2e-prompt", "bash: echo hello from the remote machine",
                  "--e2e-screenshot", shot],
                 env=env, capture_output=True, text=True, timeout=400)
@@ -80,7 +83,7 @@ def main():
                 run.returncode, run.stdout, run.stderr[-4000:], machine.sshd_log()))
             check("machine box added, host key %s accepted" % machine.host_fingerprint() in run.stdout,
                   run.stdout)
-            check("answered;" in run.stdout, run.stdout)
+            check(", passphrase given; answered;" in run.stdout, run.stdout)
             print("desktop on the remote machine: %.1f s" % (time.monotonic() - started))
 
             # The accepted key is remembered where ssh finds it too.

@@ -39,9 +39,15 @@ class RemoteLink : public QObject {
 
   const QString& name() const { return name_; }
   // idle, connecting, connected, reconnecting, hostkey (an unknown key
-  // waits for the person), failed (a refusal that retrying will not fix).
+  // waits for the person), passphrase (a key file's passphrase does),
+  // failed (a refusal that retrying will not fix).
   const QString& state() const { return state_; }
   const QString& message() const { return message_; }
+  // The key file whose passphrase the child waits for (state "passphrase").
+  const QString& passphrase_key() const { return passphrase_key_; }
+  // The person's answer: written to the child, never kept here; empty
+  // skips the key.
+  void answer_passphrase(const QString& passphrase);
   const QString& host_key_type() const { return host_key_type_; }
   const QString& host_key_fingerprint() const { return host_key_fingerprint_; }
   const Tunnel& tunnel() const { return tunnel_; }
@@ -77,6 +83,7 @@ class RemoteLink : public QObject {
   bool stopping_ = false;
   QString state_ = QStringLiteral("idle");
   QString message_;
+  QString passphrase_key_;
   QString host_key_type_;
   QString host_key_fingerprint_;
   QString last_failure_code_;

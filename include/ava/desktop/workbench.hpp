@@ -30,6 +30,8 @@ class Workbench : public QObject {
   // The selected machine's host key waits for the person: machine, type,
   // fingerprint, message; empty otherwise.
   Q_PROPERTY(QVariantMap hostKeyPrompt READ hostKeyPrompt NOTIFY machinesChanged)
+  // The selected machine's key file waits for its passphrase: machine, key.
+  Q_PROPERTY(QVariantMap passphrasePrompt READ passphrasePrompt NOTIFY machinesChanged)
   Q_PROPERTY(ava::desktop::RowsModel* projects READ projects CONSTANT)
   Q_PROPERTY(ava::desktop::RowsModel* conversations READ conversations CONSTANT)
   Q_PROPERTY(ava::desktop::RowsModel* providers READ providers CONSTANT)
@@ -125,6 +127,7 @@ class Workbench : public QObject {
 
   QString machineName() const { return connection_.machine(); }
   QVariantMap hostKeyPrompt() const;
+  QVariantMap passphrasePrompt() const;
   // Saves a machine as `ava machine add --no-test` does (transport libssh2
   // or openssh, the system ssh client); the first
   // selection connects (and asks about an unknown host key). False and
@@ -138,6 +141,8 @@ class Workbench : public QObject {
   Q_INVOKABLE void selectMachine(const QString& name);
   // The person compared the fingerprint shown: exactly that key is accepted.
   Q_INVOKABLE void acceptHostKey(const QString& name, const QString& fingerprint);
+  // The passphrase typed for the key asked about (empty: skip that key).
+  Q_INVOKABLE void answerPassphrase(const QString& name, const QString& passphrase);
 
   Q_INVOKABLE void refresh();
   Q_INVOKABLE void addProject(const QString& path);

@@ -22,6 +22,7 @@ Item {
             }
         }
         property var hostKeyPrompt: ({})
+        property var passphrasePrompt: ({})
         property var calls: []
         function selectMachine(name) { calls.push(["select", name]) }
         function addMachine(name, destination, identity, transport) {
@@ -30,6 +31,7 @@ Item {
         }
         function removeMachine(name) { calls.push(["remove", name]) }
         function acceptHostKey(name, fingerprint) { calls.push(["accept", name, fingerprint]) }
+        function answerPassphrase(name, passphrase) { calls.push(["passphrase", name, passphrase]) }
     }
 
     MachinesPanel {
@@ -44,6 +46,7 @@ Item {
 
         function init() {
             fake.hostKeyPrompt = ({})
+            fake.passphrasePrompt = ({})
             fake.calls = []
         }
 
@@ -101,6 +104,21 @@ Item {
             compare(fake.calls[0][0], "accept")
             compare(fake.calls[0][1], "gpu")
             compare(fake.calls[0][2], "SHA256:3VbQ0vXbyWq3Yh2W3LqY5m5nq6bS1fM2a3KxJxQxQxQ")
+        }
+    
+        function test_a_key_passphrase_is_sent_once_and_not_kept() {
+            const dialog = findChild(panel, "passphraseDialog")
+            fake.passphrasePrompt = { machine: "gpu", key: "/home/alice/.ssh/id_ed25519" }
+            tryVerify(() => dialog.opened)
+            const field = findChild(dialog.contentItem, "passphraseField")
+            compare(field.echoMode, TextInput.Password)
+            field.text = "correct horse"
+            dialog.accept()
+            compare(fake.calls.length, 1)
+            compare(fake.calls[0][0], "passphrase")
+            compare(fake.calls[0][1], "gpu")
+            compare(fake.calls[0][2], "correct horse")
+            compare(field.text, "")
         }
     }
 }
