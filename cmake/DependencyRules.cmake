@@ -44,7 +44,7 @@ set(AVA_ALLOWED_ansi base)
 set(AVA_ALLOWED_httpd machine protocol transport base)
 set(AVA_ALLOWED_capabilities agent mcp oauth protocol proc store tool base)
 set(AVA_ALLOWED_doctor capabilities machine llm proc base)
-set(AVA_ALLOWED_server analytics automation capabilities httpd registry machine agent recording policy prompts protocol session llm proc transport base)
+set(AVA_ALLOWED_server analytics automation capabilities httpd registry machine agent recording policy prompts protocol session llm oauth proc transport base)
 set(AVA_ALLOWED_cli ansi transport server analytics automation capabilities doctor machine service remote mcp oauth agent recording policy prompts session llm proc base)
 # eval has its own binary (ava-eval); ava and ava-backend never link it.
 set(AVA_ALLOWED_eval recording agent session llm tool proc content base)

@@ -16,7 +16,7 @@ oauth::OAuthConfig oauth_config(const McpServerEntry& entry,
 Result<std::shared_ptr<oauth::OAuthClient>> sign_in_client(
     const boost::asio::any_io_executor& executor, const McpServerEntry& entry,
     std::shared_ptr<oauth::CredentialStore> credentials, oauth::UrlOpener open_url,
-    std::chrono::milliseconds timeout) {
+    std::chrono::milliseconds timeout, std::shared_ptr<oauth::RedirectRelay> relay) {
   if (entry.transport != "http") {
     return fail(ErrorCode::invalid_argument,
                 "MCP server " + entry.name + " runs over stdio; only HTTP servers sign in");
@@ -29,6 +29,7 @@ Result<std::shared_ptr<oauth::OAuthClient>> sign_in_client(
   oauth::OAuthConfig config = oauth_config(entry, std::move(credentials));
   config.open_url = std::move(open_url);
   config.login_timeout = timeout;
+  config.relay = std::move(relay);
   config.wait_for_login = true;
   return oauth::OAuthClient::create(executor, std::move(config));
 }

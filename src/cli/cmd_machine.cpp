@@ -13,6 +13,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -26,6 +27,7 @@
 #include "ava/remote/machines.hpp"
 #include "ava/remote/openssh.hpp"
 #include "ava/remote/probe.hpp"
+#include "ava/remote/sign_in_relay.hpp"
 #include "ava/remote/ssh_session.hpp"
 #include "cli/commands.hpp"
 #include "cli/terminal_input.hpp"
@@ -227,7 +229,8 @@ asio::awaitable<Result<void>> announce(const remote::Link& link, const remote::M
                        {"startedMs", backend.started_ms},
                        {"installed", link.installed.dir},
                        {"uploaded", link.installed.uploaded},
-                       {"updatePending", link.update_pending}};
+                       {"updatePending", link.update_pending},
+                       {"redirectPort", link.redirect_port}};
     std::printf("%s\n", out.dump().c_str());
   } else {
     std::printf("machine %s: ava-backend %s (pid %d) on the machine, tunnel on 127.0.0.1:%u\n",
@@ -362,6 +365,23 @@ asio::awaitable<Result<int>> serve_link(remote::LinkOptions options, remote::Mac
   std::chrono::milliseconds backoff{250};
   // Hashing the binaries takes a while: once, not at every reconnect.
   AVA_CO_TRY(options.build, remote::local_build());
+  // Sign-in redirects of the machine's MCP servers land here, where the
+  // browser runs, and go to the backend of the link of the moment.
+  // (Shared: a redirect being served may outlive this function.)
+  auto current = std::make_shared<remote::Link*>(nullptr);
+  AVA_CO_TRY(auto relay,
+             remote::SignInRelay::listen(
+                 executor, [current](std::string query) -> asio::awaitable<Result<int>> {
+                   if (*current == nullptr) {
+                     co_return fail(ErrorCode::unavailable, "the machine is reconnecting");
+                   }
+                   nlohmann::json body{{"query", std::move(query)}};
+                   AVA_CO_TRY(auto answer,
+                              co_await remote::link_request(
+                                  **current, "POST", "/api/mcp/sign-in-callback", body.dump()));
+                   co_return answer.status;
+                 }));
+  asio::co_spawn(executor, relay->run(), asio::detached);
   for (bool first = true;; first = false) {
     auto link = co_await remote::open_link(executor, options);
     if (link) {
@@ -370,13 +390,16 @@ asio::awaitable<Result<int>> serve_link(remote::LinkOptions options, remote::Mac
       }
       options.expected_machine_id = link->backend.machine_id;
       options.local_port = link->tunnel->local_port();
+      link->redirect_port = relay->port();
       if (!first) {
         print_event(flags, {{"event", "reconnected"},
                             {"machine", machine.name},
                             {"pid", link->backend.pid},
                             {"updatePending", link->update_pending}});
       }
+      *current = &*link;
       auto end = co_await serve_one(*link, signals, machine, flags, first);
+      *current = nullptr;
       if (!end && (first || end.error().code == ErrorCode::conflict)) {
         co_return std::unexpected(std::move(end).error());
       }

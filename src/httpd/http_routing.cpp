@@ -156,10 +156,6 @@ bool is_login_request(const HttpRequest& request) {
   return request.method == "GET" && request.segments.empty() && request.query.contains("login");
 }
 
-namespace {
-
-// The port of a loopback Host header ("127.0.0.1:8080", "localhost:8080",
-// "[::1]:8080"); nullopt for any other host or a malformed port.
 std::optional<std::uint16_t> loopback_host_port(std::string_view host) {
   for (std::string_view name : {"127.0.0.1:", "localhost:", "[::1]:"}) {
     if (!host.starts_with(name)) continue;
@@ -173,8 +169,6 @@ std::optional<std::uint16_t> loopback_host_port(std::string_view host) {
   }
   return std::nullopt;
 }
-
-}  // namespace
 
 bool Fence::holds_token(const HttpRequest& request) const {
   if (!token) return false;

@@ -222,7 +222,9 @@ asio::awaitable<Result<void>> sign_in(StatePtr state, std::string scope) {
       co_await oauth::discover(config.http, config.server_url, state->resource_metadata_url);
   AVA_CO_TRY(auto found, std::move(found_or));
   if (scope.empty()) scope = found.scopes_supported;
-  AVA_CO_TRY(auto listener, oauth::RedirectListener::open(state->strand));
+  AVA_CO_TRY(auto listener, config.relay
+                                ? oauth::RedirectListener::relayed(state->strand, config.relay)
+                                : oauth::RedirectListener::open(state->strand));
   const auto redirect_uri = listener->redirect_uri();
 
   oauth::ClientChoice client;

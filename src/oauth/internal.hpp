@@ -112,6 +112,10 @@ class RedirectListener {
   static Result<std::unique_ptr<RedirectListener>> open(
       const boost::asio::any_io_executor& ex,
       std::chrono::milliseconds read_timeout = std::chrono::seconds(10));
+  // The browser is sent to `relay`'s URI instead, and the callback's
+  // query comes through RedirectRelay::deliver (relay.hpp).
+  static Result<std::unique_ptr<RedirectListener>> relayed(const boost::asio::any_io_executor& ex,
+                                                           std::shared_ptr<RedirectRelay> relay);
   virtual ~RedirectListener() = default;
   RedirectListener() = default;
   RedirectListener(const RedirectListener&) = delete;

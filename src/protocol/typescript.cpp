@@ -43,6 +43,7 @@ std::vector<ObjectShape> build_objects() {
       object_shape<Stopping>(),
       object_shape<LoginRequest>(),
       object_shape<TunnelPortRequest>(),
+      object_shape<SignInCallbackRequest>(),
       object_shape<ShutdownRequest>(),
       // The durable events of /api/conversations/{id}/events: the log's own JSON.
       {"EventBase",

@@ -123,6 +123,17 @@ Result<void> Shape<TunnelPortRequest>::check(const TunnelPortRequest& request) {
   if (request.port < 1 || request.port > 65535) {
     return fail(ErrorCode::invalid_argument, "port must be 1-65535");
   }
+  if (request.redirect_port && (*request.redirect_port < 1 || *request.redirect_port > 65535)) {
+    return fail(ErrorCode::invalid_argument, "redirectPort must be 1-65535");
+  }
+  return {};
+}
+
+Result<void> Shape<SignInCallbackRequest>::check(const SignInCallbackRequest& request) {
+  constexpr std::size_t max_query = 8 * 1024;
+  if (request.query.empty() || request.query.size() > max_query) {
+    return fail(ErrorCode::invalid_argument, "query must be 1-8192 bytes");
+  }
   return {};
 }
 

@@ -67,6 +67,7 @@ asio::awaitable<Result<LinkResponse>> link_request(const Link& link, std::string
 
 asio::awaitable<Result<void>> register_tunnel(const Link& link) {
   nlohmann::json body{{"port", link.tunnel->local_port()}};
+  if (link.redirect_port != 0) body["redirectPort"] = link.redirect_port;
   AVA_CO_TRY(auto response, co_await link_request(link, "POST", "/api/tunnel-ports", body.dump()));
   if (response.status != 204) {
     co_return fail(ErrorCode::unavailable,

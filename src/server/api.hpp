@@ -4,10 +4,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include <boost/asio/thread_pool.hpp>
 #include <nlohmann/json_fwd.hpp>
@@ -18,6 +22,7 @@
 #include "ava/httpd/login_gate.hpp"
 #include "ava/llm/settings.hpp"
 #include "ava/machine/runtime_files.hpp"
+#include "ava/oauth/relay.hpp"
 #include "ava/protocol/responses.hpp"
 #include "ava/registry/registry.hpp"
 #include "ava/server/settings_source.hpp"
@@ -34,6 +39,23 @@ struct ServerInfo {
   std::int64_t started_ms = 0;
 };
 
+// Sign-in redirects for clients behind SSH tunnels (POST /api/tunnel-ports
+// with redirectPort): each tunnel port's relay, so a sign-in started
+// through that tunnel sends the browser to the client's own machine.
+class SignInRelays {
+ public:
+  static constexpr std::size_t max_relays = 16;
+  void set(std::uint16_t tunnel_port, std::uint16_t redirect_port);
+  // The relay of a tunnel port; null when it has none.
+  std::shared_ptr<oauth::RedirectRelay> for_tunnel(std::uint16_t tunnel_port) const;
+  // To every relay: the sign-in's unguessable state picks the one waiting.
+  bool deliver(std::string_view query) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::deque<std::pair<std::uint16_t, std::shared_ptr<oauth::RedirectRelay>>> relays_;
+};
+
 struct ApiContext {
   ServerInfo info;
   registry::Registry* registry = nullptr;
@@ -46,7 +68,8 @@ struct ApiContext {
   // Set while POST /api/shutdown {"whenIdle": true} waits for the running
   // turns to end (an update): inputs are refused with 503 meanwhile.
   std::shared_ptr<std::atomic<bool>> restart_pending = std::make_shared<std::atomic<bool>>(false);
-  std::shared_ptr<httpd::LoginGate> logins;            // browser sessions (api_login.cpp)
+  std::shared_ptr<httpd::LoginGate> logins;  // browser sessions (api_login.cpp)
+  std::shared_ptr<SignInRelays> sign_in_relays = std::make_shared<SignInRelays>();
   std::shared_ptr<automation::Scheduler> automations;  // null: not scheduling here
   // The analytics index, opened on the first request and used only on its
   // own thread (one at a time, off the I/O threads).

@@ -66,11 +66,17 @@ Result<httpd::HttpResponse> new_code(httpd::LoginGate& gate) {
 // POST /api/tunnel-ports {"port"}: a client that reaches this server
 // through an SSH tunnel (`ava machine connect`) names the tunnel's local
 // port, so a browser there passes the Host and Origin checks.
-Result<httpd::HttpResponse> add_tunnel_port(httpd::LoginGate& gate,
+// With redirectPort, sign-ins started through that tunnel send the browser
+// to the client's machine, which hands the redirect back here.
+Result<httpd::HttpResponse> add_tunnel_port(httpd::LoginGate& gate, SignInRelays& relays,
                                             const httpd::HttpRequest& request) {
   AVA_TRY(auto body, json_body(request));
   AVA_TRY(const auto tunnel, protocol::from_json<protocol::TunnelPortRequest>(body));
   gate.add_tunnel_port(static_cast<std::uint16_t>(tunnel.port));
+  if (tunnel.redirect_port) {
+    relays.set(static_cast<std::uint16_t>(tunnel.port),
+               static_cast<std::uint16_t>(*tunnel.redirect_port));
+  }
   return httpd::HttpResponse{.status = 204};
 }
 
@@ -94,8 +100,9 @@ void add_login_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& 
              answer([gate](const httpd::HttpRequest& request) { return login(*gate, request); }));
   router.add("POST", "/api/login-codes",
              answer([gate](const httpd::HttpRequest&) { return new_code(*gate); }));
-  router.add("POST", "/api/tunnel-ports", answer([gate](const httpd::HttpRequest& request) {
-               return add_tunnel_port(*gate, request);
+  router.add("POST", "/api/tunnel-ports",
+             answer([gate, relays = context->sign_in_relays](const httpd::HttpRequest& request) {
+               return add_tunnel_port(*gate, *relays, request);
              }));
 }
 

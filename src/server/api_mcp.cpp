@@ -230,11 +230,18 @@ asio::awaitable<void> login(std::shared_ptr<ApiContext> context, std::shared_ptr
     });
     co_return Result<void>{};
   };
+  // Started through an SSH tunnel whose client takes redirects on its own
+  // machine (the browser's): the redirect goes there and comes back through
+  // POST /api/mcp/sign-in-callback.
+  std::shared_ptr<oauth::RedirectRelay> relay;
+  if (auto port = httpd::loopback_host_port(exchange.request().header("host"))) {
+    relay = context->sign_in_relays->for_tunnel(*port);
+  }
   Result<std::shared_ptr<oauth::OAuthClient>> client =
       entry
           ? capabilities::sign_in_client(
                 executor, *entry, std::make_shared<capabilities::StoredCredentials>(*context->home),
-                std::move(hand_over), sign_in_timeout)
+                std::move(hand_over), sign_in_timeout, std::move(relay))
           : Result<std::shared_ptr<oauth::OAuthClient>>(std::unexpected(entry.error()));
   if (!client) {
     httpd::HttpResponse reply = respond_to(std::unexpected(std::move(client).error()));
@@ -296,6 +303,18 @@ void add_mcp_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& co
                httpd::HttpResponse reply = probe_response(name, probe);
                co_await exchange.respond(std::move(reply));
              });
+  // A tunnel's client hands over a sign-in redirect it took on its machine.
+  router.add("POST", "/api/mcp/sign-in-callback",
+             answer([relays = context->sign_in_relays](
+                        const httpd::HttpRequest& request) -> Result<httpd::HttpResponse> {
+               AVA_TRY(auto body, json_body(request));
+               AVA_TRY(const auto callback,
+                       protocol::from_json<protocol::SignInCallbackRequest>(body));
+               if (!relays->deliver(callback.query)) {
+                 return fail(ErrorCode::conflict, "no sign-in is waiting for this redirect");
+               }
+               return httpd::HttpResponse{.status = 204};
+             }));
   auto sign_ins = std::make_shared<SignIns>();
   router.add("POST", "/api/mcp/servers/{name}/login",
              [context, sign_ins](httpd::Exchange& exchange) -> asio::awaitable<void> {

@@ -24,6 +24,9 @@ import tempfile
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "app"))
@@ -340,6 +343,72 @@ def test_an_update_waits_for_the_running_turn():
         old.close()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+OAUTH_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oauth",
+                            "oauth_test_server.py")
+
+
+def fetch(url):
+    """GET as a browser does (redirects followed): the final status and page."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=30) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as refused:
+        return refused.code, refused.read().decode()
+
+
+def test_an_mcp_sign_in_on_the_machine_redirects_to_the_client():
+    """An OAuth sign-in of an MCP server configured on the machine, started
+    through the tunnel: the browser is sent to connect's own loopback
+    listener on the client's machine, which hands the redirect to the
+    machine's backend through the tunnel; no listener on the machine is
+    involved, and a forged redirect is refused."""
+    fake = provider()
+    prepare_remote_home(fake)
+    auth = subprocess.Popen([sys.executable, OAUTH_SERVER], stderr=subprocess.PIPE, text=True)
+    try:
+        line = auth.stderr.readline()
+        check(line.startswith("AVA_LISTENING "), "oauth server: " + line)
+        auth_base = "http://127.0.0.1:%d" % int(line.split()[1])
+        client, _ = added_client("sign-in")
+        connection = Connection(client, "box")
+        relay = connection.info["redirectPort"]
+        check(relay > 0, connection.info)
+        url = connection.info["url"]
+        if connection.info["updatePending"]:  # the machine runs the update test's build
+            restarted = connection.next_line(120)
+            check(restarted["event"] == "backendRestarted", restarted)
+            url = restarted["url"]
+        api = TunnelClient(connection.info["localPort"], url)
+        api.ok("POST", "/api/mcp/servers", {"name": "secure", "type": "http",
+                                            "url": auth_base + "/mcp"}, expect=(201,))
+        page = api.ok("POST", "/api/mcp/servers/secure/login", {})["authorizationUrl"]
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(page).query)
+        check(query["redirect_uri"] == ["http://127.0.0.1:%d/callback" % relay], query)
+
+        status, text = fetch("http://127.0.0.1:%d/callback?code=x&state=forged" % relay)
+        check(status == 400 and "not one Ava is waiting for" in text, (status, text))
+        status, _ = fetch("http://127.0.0.1:%d/elsewhere" % relay)
+        check(status == 404, status)
+
+        status, text = fetch(page)  # the browser: the server's page, then the redirect
+        check(status == 200 and "passed the sign-in on" in text, (status, text))
+        deadline = time.monotonic() + 30
+        while True:
+            servers = api.ok("GET", "/api/mcp/servers")["servers"]
+            if [s for s in servers if s["name"] == "secure" and s.get("signedIn")]:
+                break
+            check(time.monotonic() < deadline, "never signed in: %s" % servers)
+            time.sleep(0.2)
+        with urllib.request.urlopen(auth_base + "/control/state", timeout=10) as answer:
+            state = json.load(answer)
+        check(not state["errors"], state["errors"])
+        connection.close()
+    finally:
+        auth.terminate()
+        auth.wait(timeout=10)
 
 
 def ssh_masters():

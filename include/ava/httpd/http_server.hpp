@@ -113,6 +113,11 @@ struct Fence {
 
 // Whether the request is one of the login routes, which need no secret.
 bool is_login_request(const HttpRequest& request);
+
+// The port of a loopback Host header ("127.0.0.1:8080", "localhost:8080",
+// "[::1]:8080"); nullopt for any other host or a malformed port. The fence
+// and the routes that tell tunnels apart read Host through this.
+std::optional<std::uint16_t> loopback_host_port(std::string_view host);
 // Whether the path is under /api/.
 bool is_api_request(const HttpRequest& request);
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ava/base/error.hpp"
+#include "ava/oauth/relay.hpp"
 #include "ava/transport/http_client.hpp"
 
 namespace ava::oauth {
@@ -104,6 +105,10 @@ struct OAuthConfig {
   std::string client_name = "Ava";
   std::shared_ptr<CredentialStore> store;
   UrlOpener open_url;
+  // Set: the browser's redirect goes to this relay's URI, on the machine of
+  // a client that delivers it here (relay.hpp), instead of a loopback
+  // listener of this process.
+  std::shared_ptr<RedirectRelay> relay;
   // How long the loopback listener waits for the browser's redirect.
   std::chrono::milliseconds login_timeout{300'000};
   // True: a 401 runs the sign-in and the request waits for it (CLI, tests).

@@ -352,16 +352,34 @@ struct Shape<LoginRequest> {
 };
 
 // POST /api/tunnel-ports: the local port of an SSH tunnel to this server
-// (`ava machine connect`), so a browser there may name it in Host and Origin.
+// (`ava machine connect`), so a browser there may name it in Host and Origin;
+// redirectPort: the loopback port on the tunnel's machine where that client
+// takes OAuth sign-in redirects for sign-ins started through the tunnel.
 struct TunnelPortRequest {
   std::int64_t port = 0;
+  std::optional<std::int64_t> redirect_port;
 };
 template <>
 struct Shape<TunnelPortRequest> {
   static constexpr std::string_view name = "TunnelPortRequest";
   static constexpr std::string_view doc = "POST /api/tunnel-ports";
-  static constexpr auto fields = std::tuple{field("port", &TunnelPortRequest::port)};
+  static constexpr auto fields =
+      std::tuple{field("port", &TunnelPortRequest::port),
+                 omittable("redirectPort", &TunnelPortRequest::redirect_port)};
   static Result<void> check(const TunnelPortRequest& request);
+};
+
+// POST /api/mcp/sign-in-callback: the query of a sign-in redirect a
+// tunnel's client took on its machine ("code=...&state=...&iss=...").
+struct SignInCallbackRequest {
+  std::string query;
+};
+template <>
+struct Shape<SignInCallbackRequest> {
+  static constexpr std::string_view name = "SignInCallbackRequest";
+  static constexpr std::string_view doc = "POST /api/mcp/sign-in-callback";
+  static constexpr auto fields = std::tuple{field("query", &SignInCallbackRequest::query)};
+  static Result<void> check(const SignInCallbackRequest& request);
 };
 
 // POST /api/shutdown: at once (no body), or once no turn runs (`whenIdle`),

@@ -32,6 +32,9 @@ struct Link {
   // it is used as it is, and the update waits until no turn runs there.
   bool update_pending = false;
   std::string version;  // this client's
+  // The client's sign-in redirect listener (SignInRelay), registered with
+  // the tunnel; 0: none.
+  std::uint16_t redirect_port = 0;
 };
 
 struct LinkOptions {
@@ -66,8 +69,9 @@ boost::asio::awaitable<Result<LinkResponse>> link_request(const Link& link, std:
                                                           std::string path, std::string body = {});
 
 // Tells the machine's backend the tunnel's local port (POST
-// /api/tunnel-ports), so a browser on this machine may use it. Call once
-// the tunnel runs.
+// /api/tunnel-ports), so a browser on this machine may use it, and the
+// link's redirect_port for sign-ins started through it. Call once the
+// tunnel runs.
 boost::asio::awaitable<Result<void>> register_tunnel(const Link& link);
 
 // Asks the machine's backend to restart into the installed build once no
