@@ -24,12 +24,13 @@ ColumnLayout {
         else if (passphraseDialog.opened) passphraseDialog.close()
     }
 
-    function stateText(state, updatePending) {
+    function stateText(state, updatePending, running) {
         const words = { connected: "connected", connecting: "connecting…", starting: "starting…",
                         reconnecting: "reconnecting…", hostkey: "host key needs approval",
                         passphrase: "key needs its passphrase",
                         failed: "failed", idle: "not connected" }
         return (words[state] || state) + (updatePending ? " · update pending" : "")
+               + (running > 0 ? " · " + running + (running === 1 ? " turn running" : " turns running") : "")
     }
 
     RowLayout {
@@ -58,6 +59,7 @@ ColumnLayout {
             required property bool remote
             required property bool selected
             required property bool updatePending
+            required property int runningTurns
             objectName: "machine-" + id
             Layout.fillWidth: true
             highlighted: selected
@@ -88,7 +90,7 @@ ColumnLayout {
                     Label {
                         objectName: "machineState"
                         textFormat: Text.PlainText
-                        text: root.stateText(row.state, row.updatePending)
+                        text: root.stateText(row.state, row.updatePending, row.runningTurns)
                               + (row.version !== "" ? " · v" + row.version : "")
                         color: Theme.muted
                         font.pixelSize: 10

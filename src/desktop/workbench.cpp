@@ -50,7 +50,7 @@ Workbench::Workbench(const Connection::Options& options, QObject* parent)
       options_(options),
       connection_(options),
       machines_({"id", "hostname", "state", "message", "version", "pid", "remote", "selected",
-                 "updatePending"}),
+                 "updatePending", "runningTurns"}),
       projects_({"id", "name", "path"}),
       conversations_({"id", "projectId", "title", "provider", "model", "updatedMs", "pinned",
                       "archived", "reviewedSeq", "lastSeq", "unread", "state", "inputTokens",
@@ -62,6 +62,9 @@ Workbench::Workbench(const Connection::Options& options, QObject* parent)
       settings_(QDir(options.home).filePath(QStringLiteral("desktop.ini")), QSettings::IniFormat) {
   connect(&connection_, &Connection::connected, this, &Workbench::on_connected);
   connect(&connection_, &Connection::stateChanged, this, &Workbench::refresh_machines);
+  machine_poll_.setInterval(3000);
+  connect(&machine_poll_, &QTimer::timeout, this, &Workbench::poll_machines);
+  machine_poll_.start();
   connect(&status_stream_, &SseStream::events, this, &Workbench::on_status_events);
   connect(&conversation_stream_, &SseStream::events, this, &Workbench::on_conversation_events);
   connect(&status_stream_, &SseStream::ended, this, &Workbench::on_stream_ended);

@@ -4,6 +4,10 @@
 // the one every view (projects, conversations, settings) follows.
 #include <filesystem>
 
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkReply>
+
 #include "ava/base/home.hpp"
 #include "ava/desktop/workbench.hpp"
 #include "ava/remote/machines.hpp"
@@ -35,15 +39,17 @@ void Workbench::refresh_machines() {
   const QString selected = connection_.machine();
   QList<QVariantMap> rows;
   const bool local_selected = selected == local_name;
-  rows.push_back({{"id", local_name},
-                  {"hostname", QStringLiteral("This computer")},
-                  {"state", local_selected ? connection_.state() : QStringLiteral("idle")},
-                  {"message", local_selected ? connection_.message() : QString()},
-                  {"version", local_selected ? connection_.version() : QString()},
-                  {"pid", local_selected ? connection_.pid() : 0},
-                  {"remote", false},
-                  {"selected", local_selected},
-                  {"updatePending", false}});
+  rows.push_back(
+      {{"id", local_name},
+       {"hostname", QStringLiteral("This computer")},
+       {"state", local_selected ? connection_.state() : QStringLiteral("idle")},
+       {"message", local_selected ? connection_.message() : QString()},
+       {"version", local_selected ? connection_.version() : QString()},
+       {"pid", local_selected ? connection_.pid() : 0},
+       {"remote", false},
+       {"selected", local_selected},
+       {"updatePending", false},
+       {"runningTurns", running_turns_.contains(local_name) ? running_turns_[local_name] : 0}});
   auto store = store_of(options_.home);
   auto machines =
       store ? store->list() : Result<std::vector<remote::Machine>>(std::unexpected(store.error()));
@@ -71,11 +77,54 @@ void Workbench::refresh_machines() {
                       {"pid", link != nullptr ? link->tunnel().pid : 0},
                       {"remote", true},
                       {"selected", is_selected},
-                      {"updatePending", link != nullptr && link->tunnel().update_pending}});
+                      {"updatePending", link != nullptr && link->tunnel().update_pending},
+                      {"runningTurns", running_turns_.contains(name) ? running_turns_[name] : 0}});
     }
   }
   machines_.set_rows(rows);
   emit machinesChanged();
+}
+
+// How many turns run on each machine with a live connection: this
+// computer's backend (through backend.json when another machine is shown)
+// and every remote machine signed in through its tunnel.
+void Workbench::poll_machines() {
+  auto ask = [this](const QString& name, QNetworkRequest request) {
+    request.setTransferTimeout(2500);
+    QNetworkReply* reply = connection_.network()->get(request);
+    connect(reply, &QNetworkReply::finished, this, [this, reply, name] {
+      reply->deleteLater();
+      const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+      const auto json = QJsonDocument::fromJson(reply->readAll()).object();
+      const int active = status == 200 ? json.value(QStringLiteral("active")).toInt() : 0;
+      if (running_turns_[name] == active) return;
+      running_turns_[name] = active;
+      refresh_machines();
+    });
+  };
+  auto loopback = [](int port) {
+    return QNetworkRequest(QUrl(QStringLiteral("http://127.0.0.1:%1/api/status").arg(port)));
+  };
+  if (connection_.state() == QStringLiteral("connected")) {
+    ask(connection_.machine(), connection_.request_for(QStringLiteral("/api/status")));
+  }
+  if (connection_.machine() != local_name) {
+    if (auto endpoint = read_endpoint(options_.home)) {
+      auto request = loopback(endpoint->port);
+      request.setRawHeader("Authorization", "Bearer " + endpoint->token.toUtf8());
+      ask(local_name, request);
+    }
+  }
+  for (const auto& [name, link] : links_) {
+    if (name == connection_.machine() || link->state() != QStringLiteral("connected") ||
+        link->cookie().isEmpty())
+      continue;
+    auto request = loopback(link->tunnel().local_port);
+    request.setAttribute(QNetworkRequest::CookieLoadControlAttribute, QNetworkRequest::Manual);
+    request.setAttribute(QNetworkRequest::CookieSaveControlAttribute, QNetworkRequest::Manual);
+    request.setRawHeader("Cookie", link->cookie());
+    ask(name, request);
+  }
 }
 
 QVariantMap Workbench::hostKeyPrompt() const {

@@ -133,6 +133,24 @@ TEST_CASE("a crash mid-turn shows the recovery and never resends the prompt",
   CHECK(recovered);
 }
 
+TEST_CASE("the machines list shows this computer with the turns running on it",
+          "[desktop][backend]") {
+  BackendHome env;
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  auto machine = [&] { return workbench.machines()->get(0); };
+  CHECK(machine().value("id").toString() == "local");
+  CHECK(machine().value("selected").toBool());
+  CHECK_FALSE(machine().value("remote").toBool());
+  CHECK(workbench.machineName() == "local");
+  REQUIRE(workbench.send(
+      QStringLiteral("slow: 500: one two three four five six seven eight nine ten eleven twelve")));
+  REQUIRE(spin_until([&] { return machine().value("runningTurns").toInt() == 1; }));
+  REQUIRE(spin_until([&] {
+    return !workbench.conversation()->turnOpen() && machine().value("runningTurns").toInt() == 0;
+  }));
+}
+
 TEST_CASE("input sent while the backend is away is delivered once after the reconnect",
           "[desktop][backend]") {
   BackendHome env;

@@ -24,7 +24,9 @@ class Workbench : public QObject {
   Q_PROPERTY(ava::desktop::ConversationModel* conversation READ conversation CONSTANT)
   // This computer and the machines of AVA_HOME/machines.json (workbench_
   // machines.cpp): id, hostname, state, message, version, pid, remote,
-  // selected, updatePending. The selected one is the one every view shows.
+  // selected, updatePending, runningTurns (every machine with a live
+  // connection is asked every few seconds). The selected one is the one
+  // every view shows.
   Q_PROPERTY(ava::desktop::RowsModel* machines READ machines CONSTANT)
   Q_PROPERTY(QString machineName READ machineName NOTIFY machinesChanged)
   // The selected machine's host key waits for the person: machine, type,
@@ -248,11 +250,14 @@ class Workbench : public QObject {
   void mark_reviewed();
   void fail(const QString& message);
   void refresh_machines();
+  void poll_machines();
   RemoteLink* link_for(const QString& name);
 
   Connection::Options options_;
   Connection connection_;
   std::map<QString, RemoteLink*> links_;  // children; one per machine used
+  std::map<QString, int> running_turns_;  // machine -> GET /api/status "active"
+  QTimer machine_poll_;
   ConversationModel conversation_;
   RowsModel machines_;
   RowsModel projects_;

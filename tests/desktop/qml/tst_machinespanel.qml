@@ -16,9 +16,11 @@ Item {
         property var machines: ListModel {
             Component.onCompleted: {
                 append({ id: "local", hostname: "This computer", state: "idle", message: "",
-                         version: "", pid: 0, remote: false, selected: false, updatePending: false })
+                         version: "", pid: 0, remote: false, selected: false, updatePending: false,
+                         runningTurns: 0 })
                 append({ id: "gpu", hostname: "alice@gpu.example.com", state: "connected", message: "",
-                         version: "0.1.0", pid: 42, remote: true, selected: true, updatePending: true })
+                         version: "0.1.0", pid: 42, remote: true, selected: true, updatePending: true,
+                         runningTurns: 2 })
             }
         }
         property var hostKeyPrompt: ({})
@@ -54,7 +56,7 @@ Item {
             const gpu = findChild(panel, "machine-gpu")
             verify(gpu)
             compare(findChild(gpu, "machineLabel").text, "gpu · alice@gpu.example.com")
-            compare(findChild(gpu, "machineState").text, "connected · update pending · v0.1.0")
+            compare(findChild(gpu, "machineState").text, "connected · update pending · 2 turns running · v0.1.0")
             verify(gpu.highlighted)
             const local = findChild(panel, "machine-local")
             compare(findChild(local, "machineState").text, "not connected")
