@@ -12,7 +12,8 @@ root), `ava machine connect` to it, then
               until the tunnel answers again, median of ROUNDS
 
     bench/remote/tunnel_bench.py [BUILD_DIR] [latency|sse|reconnect ...]
-    env: REQUESTS (default 2000), TURNS (200), ROUNDS (10)
+    env: REQUESTS (default 2000), TURNS (200), ROUNDS (10),
+         TRANSPORT (libssh2, or openssh: the system ssh client)
 """
 
 import http.client
@@ -38,6 +39,7 @@ FAKE = os.path.join(BUILD, "tests/transport/ava-fake-provider")
 REQUESTS = int(os.environ.get("REQUESTS", "2000"))
 TURNS = int(os.environ.get("TURNS", "200"))
 ROUNDS = int(os.environ.get("ROUNDS", "10"))
+TRANSPORT = os.environ.get("TRANSPORT", "libssh2")
 
 
 class Direct(Server):
@@ -92,7 +94,7 @@ def main():
         fake = machine_connect_test.provider()
         try:
             project = machine_connect_test.prepare_remote_home(fake)
-            client, _ = machine_connect_test.added_client("bench")
+            client, _ = machine_connect_test.added_client("bench", transport=TRANSPORT)
             connection = machine_connect_test.Connection(client, "box")
             info = connection.info
             tunnel = TunnelClient(info["localPort"], info["url"])
@@ -100,6 +102,7 @@ def main():
                 backend = json.load(f)
             direct = Direct(backend["port"], backend["token"])
             results["uploadedBuild"] = info["uploaded"]
+            results["transport"] = TRANSPORT
 
             if "latency" in SELECTED:
                 timed_requests(direct.port, direct.auth_headers(), 200)  # warm-up

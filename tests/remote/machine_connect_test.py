@@ -139,14 +139,15 @@ def sha256(path):
     return digest.hexdigest()
 
 
-def added_client(name):
+def added_client(name, transport="libssh2"):
     """A client with its own key, and the machine added as "box"."""
     client = MACHINE.client(name)
     client.key("id_ed25519", "ed25519")
     MACHINE.authorize(client.public_key("id_ed25519"))
     added = subprocess.run([AVA, "machine", "add", "box", "%s@127.0.0.1:%d" % (
-        MACHINE.user, MACHINE.port), "--accept-host-key", MACHINE.host_fingerprint(),
-        "--json"], env=client.env, capture_output=True, text=True, timeout=60)
+        MACHINE.user, MACHINE.port), "--transport", transport, "--accept-host-key",
+        MACHINE.host_fingerprint(), "--json"], env=client.env, capture_output=True, text=True,
+        timeout=60)
     check(added.returncode == 0, added)
     return client, json.loads(added.stdout)
 
@@ -436,14 +437,7 @@ def test_the_openssh_transport_installs_and_tunnels():
     project = prepare_remote_home(fake)
     subprocess.run(["pkill", "-KILL", "-u", MACHINE.user, "-f", "ava-backend"], check=False)
     shutil.rmtree(remote_path(".local", "share", "ava"), ignore_errors=True)
-    client = MACHINE.client("openssh")
-    client.key("id_ed25519", "ed25519")
-    MACHINE.authorize(client.public_key("id_ed25519"))
-    added = subprocess.run([AVA, "machine", "add", "box", "%s@127.0.0.1:%d" % (
-        MACHINE.user, MACHINE.port), "--transport", "openssh", "--accept-host-key",
-        MACHINE.host_fingerprint(), "--json"], env=client.env, capture_output=True, text=True,
-        timeout=60)
-    check(added.returncode == 0, added)
+    client, _ = added_client("openssh", transport="openssh")
 
     started = time.monotonic()
     connection = Connection(client, "box")

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Crash torture: a real ava-backend is SIGKILLed at random moments while
+several clients keep it busy (follow-ups, steers, pauses, resumes, aborts on
+a few conversations, each followed on its SSE stream), then restarted. After
+every restart, and before the load resumes:
+
+- every session log decompresses with `zstd -t` and its events are numbered
+  1..N without a gap;
+- every event a client saw on a stream is in the log byte for byte (a
+  complete event is never rewritten);
+- every input acknowledged with 202 is in the log exactly once, including
+  inputs whose answer was lost to the kill and that were sent again with the
+  same inputId;
+- once the backend is idle, every tool call is paired with one result.
+
+    crash_torture.py AVA_BACKEND FAKE_PROVIDER [--kills N] [--clients K]
+                     [--conversations C] [--seed S] [--max-load-ms MS]
+
+Prints one line per 10 kills and a JSON summary; exits 1 at the first
+violation (with the seed, to replay it). docs/reliability.md has the figures.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "app"))
+from backend_harness import FakeProvider, Home, Server  # noqa: E402
+
+
+class Violation(Exception):
+    pass
+
+
+def violated(condition, message):
+    if not condition:
+        raise Violation(message)
+
+
+class Load:
+    """The clients of one backend run: inputs and controls from K threads,
+    and one raw SSE reader per conversation, until the backend dies."""
+
+    def __init__(self, server, conversations, clients, rng, counter):
+        self.server = server
+        self.conversations = conversations
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.acknowledged = {}  # inputId -> conversation
+        self.unanswered = {}    # inputId -> (conversation, body): the kill took the answer
+        self.seen = {c: {} for c in conversations}  # conversation -> seq -> raw data
+        self.counter = counter
+        self.threads = [threading.Thread(target=self._client, args=(random.Random(rng.random()),),
+                                         daemon=True) for _ in range(clients)]
+        self.threads += [threading.Thread(target=self._reader, args=(c,), daemon=True)
+                         for c in conversations]
+        self.readers = []
+
+    def start(self):
+        for thread in self.threads:
+            thread.start()
+
+    def join(self):
+        self.stop.set()
+        for connection in list(self.readers):
+            try:
+                connection.sock and connection.sock.close()
+            except OSError:
+                pass
+        for thread in self.threads:
+            thread.join(timeout=30)
+
+    def post(self, path, body):
+        connection = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        headers = dict(self.server.auth_headers(), **{"Content-Type": "application/json"})
+        connection.request("POST", path, body=json.dumps(body), headers=headers)
+        response = connection.getresponse()
+        payload = response.read()
+        connection.close()
+        return response.status, payload
+
+    def send_input(self, conversation, body):
+        try:
+            status, _ = self.post("/api/conversations/%s/input" % conversation, body)
+        except (OSError, http.client.HTTPException):
+            with self.lock:
+                self.unanswered[body["inputId"]] = (conversation, body)
+            return False
+        with self.lock:
+            if status == 202:
+                self.acknowledged[body["inputId"]] = conversation
+                self.unanswered.pop(body["inputId"], None)
+            elif status != 503:  # 503: shutting down; anything else is a bug
+                self.unanswered.pop(body["inputId"], None)
+                raise Violation("input answered %d" % status)
+        return True
+
+    def _client(self, rng):
+        prompts = ["bash: echo step-%d", "slow: 30: tick tock %d", "hello %d", "bash: true # %d"]
+        try:
+            while not self.stop.is_set():
+                conversation = rng.choice(self.conversations)
+                action = rng.random()
+                if action < 0.72:
+                    n = next(self.counter)
+                    body = {"kind": "steer" if action < 0.12 else "followup",
+                            "text": rng.choice(prompts) % n, "inputId": "torture-%d" % n}
+                    if not self.send_input(conversation, body):
+                        return
+                else:
+                    control = "pause" if action < 0.8 else "resume" if action < 0.9 else "abort"
+                    try:
+                        self.post("/api/conversations/%s/%s" % (conversation, control), {})
+                    except (OSError, http.client.HTTPException):
+                        return
+                time.sleep(rng.uniform(0.01, 0.12))
+        except Violation as error:
+            self.error = error
+
+    def _reader(self, conversation):
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+            self.readers.append(connection)
+            connection.request("GET", "/api/conversations/%s/events" % conversation,
+                               headers=self.server.auth_headers())
+            response = connection.getresponse()
+            seq, data = None, None
+            while not self.stop.is_set():
+                line = response.readline()
+                if not line:
+                    return
+                line = line.decode().rstrip("\r\n")
+                if line.startswith("id: "):
+                    seq = int(line[4:])
+                elif line.startswith("data: "):
+                    data = line[6:]
+                elif line == "" and seq is not None and data is not None:
+                    with self.lock:
+                        self.seen[conversation][seq] = data
+                    seq, data = None, None
+        except (OSError, http.client.HTTPException, ValueError):
+            return
+
+
+def log_lines(path):
+    """The log's event lines; a Violation when zstd cannot read it."""
+    test = subprocess.run(["zstd", "-t", "-q", path], capture_output=True, text=True)
+    violated(test.returncode == 0, "zstd -t %s: %s" % (path, test.stderr.strip()))
+    out = subprocess.run(["zstd", "-dc", path], capture_output=True, check=True).stdout
+    return [line for line in out.decode().split("\n") if line]
+
+
+def wait_idle(server, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = server.ok("GET", "/api/status")
+        busy = [c for c in status.get("loaded", [])
+                if c.get("state") == "running" or (c.get("pendingInputs", 0) and
+                                                   c.get("state") != "paused")]
+        if not busy:
+            return
+        time.sleep(0.1)
+    raise Violation("the backend never became idle: %s" % status)
+
+
+def verify(home, server, conversations, seen, acknowledged, after_idle):
+    """The invariants, against the logs on disk (the backend is running)."""
+    sessions = os.path.join(home.root, "sessions")
+    totals = {"events": 0}
+    inputs = {}
+    for conversation in conversations:
+        # Loading it runs its recovery, as any client's first request does.
+        server.ok("GET", "/api/conversations/%s/context" % conversation)
+        lines = log_lines(os.path.join(sessions, conversation + ".jsonl.zst"))
+        events = [json.loads(line) for line in lines]
+        seqs = [event["seq"] for event in events]
+        violated(seqs == list(range(1, len(seqs) + 1)),
+                 "%s: events not numbered 1..N: %s" % (conversation, seqs[-10:]))
+        totals["events"] += len(events)
+        for seq, data in seen[conversation].items():
+            violated(seq <= len(lines), "%s: event %d was seen but is gone" % (conversation, seq))
+            violated(lines[seq - 1] == data,
+                     "%s: event %d was rewritten:\n saw  %s\n now  %s" % (
+                         conversation, seq, data[:300], lines[seq - 1][:300]))
+        for event in events:
+            if event["type"] == "input" and event.get("input_id"):
+                inputs.setdefault(event["input_id"], []).append(conversation)
+        if after_idle:
+            calls, results = [], []
+            for event in events:
+                if event["type"] == "assistant":
+                    calls += [b.get("id") for b in event.get("content", [])
+                              if b.get("type") == "tool_call"]
+                if event["type"] == "tool_result":
+                    results.append(event.get("call_id"))
+            violated(sorted(calls) == sorted(results),
+                     "%s: calls and results do not pair: %s vs %s" % (
+                         conversation, sorted(set(calls) - set(results)),
+                         sorted(set(results) - set(calls))))
+    for input_id, conversation in acknowledged.items():
+        found = inputs.get(input_id, [])
+        violated(found == [conversation],
+                 "acknowledged input %s is in the logs %d times (%s)" % (input_id, len(found), found))
+    return totals
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("backend")
+    parser.add_argument("fake")
+    parser.add_argument("--kills", type=int, default=100)
+    parser.add_argument("--clients", type=int, default=3)
+    parser.add_argument("--conversations", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--max-load-ms", type=int, default=800)
+    args = parser.parse_args()
+    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
+    rng = random.Random(seed)
+    counter = iter(range(1, 1 << 62))
+    fake = FakeProvider(args.fake)
+    home = Home(fake)
+    started = time.monotonic()
+    acknowledged = {}
+    seen = {}
+    unanswered = {}
+    kills = 0
+    try:
+        server = Server(home, [args.backend])
+        project = server.ok("POST", "/api/projects", {"path": home.project})["id"]
+        conversations = [server.ok("POST", "/api/conversations", {"projectId": project})["id"]
+                         for _ in range(args.conversations)]
+        seen = {c: {} for c in conversations}
+        while True:
+            # The answers the last kill took: the same inputIds again, which
+            # the backend acknowledges once whether or not they had landed.
+            load = Load(server, conversations, args.clients, rng, counter)
+            for input_id, (conversation, body) in list(unanswered.items()):
+                load.send_input(conversation, body)
+            unanswered = {}
+            acknowledged.update(load.acknowledged)
+            verify(home, server, conversations, seen, acknowledged, after_idle=False)
+            if kills == args.kills:
+                wait_idle(server)
+                totals = verify(home, server, conversations, seen, acknowledged, after_idle=True)
+                server.stop()
+                break
+            if kills % 25 == 0:
+                wait_idle(server)  # now and then the pairing of every call
+                verify(home, server, conversations, seen, acknowledged, after_idle=True)
+            load.start()
+            time.sleep(rng.uniform(0.02, args.max_load_ms / 1000))
+            server.signal(signal.SIGKILL)
+            server.wait(timeout=30)
+            load.join()
+            if getattr(load, "error", None):
+                raise load.error
+            kills += 1
+            acknowledged.update(load.acknowledged)
+            unanswered = dict(load.unanswered)
+            for conversation in conversations:
+                seen[conversation].update(load.seen[conversation])
+            if kills % 10 == 0:
+                print("kills %d, acknowledged inputs %d, %.0f s" % (
+                    kills, len(acknowledged), time.monotonic() - started), flush=True)
+            server = Server(home, [args.backend])
+    except Violation as error:
+        print("VIOLATION after %d kills (seed %d): %s" % (kills, seed, error), flush=True)
+        return 1
+    finally:
+        fake.stop()
+    summary = {"kills": kills, "violations": 0, "seed": seed,
+               "acknowledgedInputs": len(acknowledged), "events": totals["events"],
+               "seconds": round(time.monotonic() - started, 1)}
+    print(json.dumps(summary), flush=True)
+    home.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
