@@ -448,11 +448,32 @@ asio::awaitable<StepOutcome> AgentCore::run_step(const std::string& turn_id, int
   }
 
   const auto calls = tool_calls_of(response.message);
+  // Calls the output limit cut off are recorded, with a result saying so in
+  // the same write (so no restart can find them unanswered), and never run;
+  // the turn goes on so that the model can send them again.
+  std::vector<session::ToolResult> cut_results;
+  for (auto& cut : response.cut_calls) {
+    cut_results.push_back(session::ToolResult{
+        .turn_id = turn_id,
+        .step = step,
+        .call_id = cut.id,
+        .tool_name = cut.name,
+        .status = session::ToolStatus::error,
+        .content = {llm::TextBlock{fmt::format(
+            "Not run: the output limit ({}) cut off the response before this call to {} was "
+            "complete ({} bytes of arguments had arrived). Send the call again with shorter "
+            "arguments; write a large file in several smaller steps.",
+            response.stop.provider_reason.empty() ? "max_tokens" : response.stop.provider_reason,
+            cut.name, cut.arguments.size())}},
+        .details = nullptr});
+    response.message.content.emplace_back(std::move(cut));
+  }
   std::vector<session::EventBody> answer;
   if (!response.message.content.empty()) {
     answer.emplace_back(session::AssistantMessage{
         .turn_id = turn_id, .step = step, .content = std::move(response.message.content)});
   }
+  for (auto& cut_result : cut_results) answer.emplace_back(std::move(cut_result));
   answer.emplace_back(session::UsageRecorded{.turn_id = turn_id,
                                              .step = step,
                                              .model = request.model,
@@ -470,7 +491,9 @@ asio::awaitable<StepOutcome> AgentCore::run_step(const std::string& turn_id, int
     last_error_ = appended.error().message;
     co_return StepOutcome::failed;
   }
-  if (calls.empty()) co_return StepOutcome::final_answer;
+  if (calls.empty()) {
+    co_return cut_results.empty() ? StepOutcome::final_answer : StepOutcome::tool_calls;
+  }
 
   const ToolsOutcome tools = co_await run_tools(turn_id, step, calls);
   if (tools == ToolsOutcome::suspended) co_return StepOutcome::suspended;

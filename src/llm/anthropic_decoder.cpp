@@ -83,7 +83,7 @@ class AnthropicDecoder final : public DecoderBase {
 
   Response finish() override {
     Message message;
-    bool truncated_tool_call = false;
+    std::vector<ToolCallBlock> cut_calls;
     for (auto& [index, block] : blocks_) {
       switch (block.kind) {
         case BlockKind::text:
@@ -104,17 +104,19 @@ class AnthropicDecoder final : public DecoderBase {
                                                        .name = std::move(block.name),
                                                        .arguments = std::move(block.text)});
           } else {
-            truncated_tool_call = true;
+            cut_calls.push_back(ToolCallBlock{.id = std::move(block.id),
+                                              .name = std::move(block.name),
+                                              .arguments = std::move(block.text)});
           }
           break;
         case BlockKind::other: break;
       }
     }
     Stop stop{.reason = stop_reason_from_anthropic(stop_reason_), .provider_reason = stop_reason_};
-    if (truncated_tool_call && stop.reason == StopReason::tool_use) {
+    if (!cut_calls.empty() && stop.reason == StopReason::tool_use) {
       stop.reason = StopReason::max_tokens;
     }
-    return conclude(std::move(message), usage_, std::move(stop));
+    return conclude(std::move(message), usage_, std::move(stop), std::move(cut_calls));
   }
 
  private:

@@ -88,7 +88,16 @@ class ChatDecoder final : public DecoderBase {
       if (!calls_.empty() && stop.reason == StopReason::end_turn)
         stop.reason = StopReason::tool_use;
     }
-    return conclude(std::move(message), usage_, std::move(stop));
+    std::vector<ToolCallBlock> cut_calls;
+    if (stop.reason == StopReason::max_tokens) {
+      for (auto& [index, call] : calls_) {
+        cut_calls.push_back(
+            ToolCallBlock{.id = call.id.empty() ? "call_" + std::to_string(index) : call.id,
+                          .name = call.name,
+                          .arguments = call.arguments});
+      }
+    }
+    return conclude(std::move(message), usage_, std::move(stop), std::move(cut_calls));
   }
 
  private:

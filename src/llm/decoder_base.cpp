@@ -42,7 +42,8 @@ void DecoderBase::record_error(StreamError error) {
   error_ = std::move(error);
 }
 
-Response DecoderBase::conclude(Message message, Usage usage, Stop stop) {
+Response DecoderBase::conclude(Message message, Usage usage, Stop stop,
+                               std::vector<ToolCallBlock> cut_calls) {
   if (!terminal_seen_ && !error_) {
     record_error(StreamError{
         .kind = ErrorKind::protocol,
@@ -57,10 +58,18 @@ Response DecoderBase::conclude(Message message, Usage usage, Stop stop) {
     });
     stop.reason = StopReason::error;
   }
+  if (stop.reason != StopReason::max_tokens) cut_calls.clear();
+  for (std::size_t i = 0; i < cut_calls.size(); ++i) {
+    if (cut_calls[i].id.empty()) cut_calls[i].id = fmt::format("cut_call_{}", i);
+  }
   message.role = Role::assistant;
   emit(UsageReport{usage});
   emit(stop);
-  return Response{.message = std::move(message), .usage = usage, .stop = stop, .error = error_};
+  return Response{.message = std::move(message),
+                  .usage = usage,
+                  .stop = stop,
+                  .error = error_,
+                  .cut_calls = std::move(cut_calls)};
 }
 
 StopReason stop_reason_from_anthropic(std::string_view reason) {

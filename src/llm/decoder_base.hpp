@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -77,8 +78,10 @@ class DecoderBase : public StreamDecoder {
   void record_error(StreamError error);
   bool has_error() const { return error_.has_value(); }
   // Closes the response: a missing terminal event becomes an error; an error
-  // removes the tool calls; then usage and stop are emitted.
-  Response conclude(Message message, Usage usage, Stop stop);
+  // removes the tool calls (cut ones too); then usage and stop are emitted.
+  // `cut_calls` count only when the output limit ended the response.
+  Response conclude(Message message, Usage usage, Stop stop,
+                    std::vector<ToolCallBlock> cut_calls = {});
 
   bool terminal_seen_ = false;
 

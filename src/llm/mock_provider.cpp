@@ -70,6 +70,9 @@ asio::awaitable<Result<Response>> MockProvider::stream(const Request& request, E
   }
   const MockResponse& scripted = script_.responses[next_++];
   bool has_calls = false;
+  // As with real providers, calls of a response the output limit ended are
+  // cut: they start and stream, never complete, and are reported apart.
+  const bool cut = scripted.stop && scripted.stop->reason == StopReason::max_tokens;
   auto executor = co_await asio::this_coro::executor;
   for (const auto& step : scripted.steps) {
     if (response.error) break;
@@ -91,6 +94,10 @@ asio::awaitable<Result<Response>> MockProvider::stream(const Request& request, E
                    [&](const ToolCallBlock& call) {
                      emit(ToolCallStart{.id = call.id, .name = call.name});
                      emit(ToolCallDelta{.id = call.id, .arguments_fragment = call.arguments});
+                     if (cut) {
+                       response.cut_calls.push_back(call);
+                       return;
+                     }
                      emit(ToolCallComplete{call});
                      response.message.content.emplace_back(call);
                      has_calls = true;
@@ -109,6 +116,7 @@ asio::awaitable<Result<Response>> MockProvider::stream(const Request& request, E
       return std::holds_alternative<ToolCallBlock>(block);
     });
     response.stop = Stop{.reason = StopReason::error, .provider_reason = "error"};
+    response.cut_calls.clear();
   } else if (scripted.stop) {
     response.stop = *scripted.stop;
   } else {

@@ -25,6 +25,22 @@ struct Item {
   std::string encrypted_content;
   std::int64_t last_summary_index = -1;
   bool done = false;
+  // A message's text by content part: the deltas, and the final text of a
+  // part once output_text.done (or content_part.done) gave it. The final
+  // text replaces the deltas of its part, so a message holds one copy.
+  std::map<std::int64_t, std::string> delta_parts;
+  std::map<std::int64_t, std::string> final_parts;
+  std::string message_text() const {
+    std::string out;
+    for (const auto& [part, deltas] : delta_parts) {
+      auto final_text = final_parts.find(part);
+      out += final_text != final_parts.end() ? final_text->second : deltas;
+    }
+    for (const auto& [part, final_text] : final_parts) {
+      if (!delta_parts.contains(part)) out += final_text;
+    }
+    return out;
+  }
 };
 
 ItemKind item_kind(std::string_view type) {
@@ -79,8 +95,21 @@ class ResponsesDecoder final : public DecoderBase {
     } else if (type == "response.output_text.delta" || type == "response.refusal.delta") {
       if (Item* item = find_item(data); item != nullptr && !item->done) {
         std::string delta = str(data, "delta");
-        item->text += delta;
+        item->delta_parts[num(data, "content_index")] += delta;
+        item->text = item->message_text();
         if (!delta.empty()) emit(TextDelta{std::move(delta)});
+      }
+    } else if (type == "response.output_text.done" || type == "response.content_part.done") {
+      // The part's final text; it may differ from the deltas before it.
+      const json& part = member(data, "part");
+      const bool text_part = type == "response.output_text.done" ||
+                             str(part, "type") == "output_text" || str(part, "type") == "refusal";
+      if (Item* item = find_item(data); item != nullptr && !item->done && text_part) {
+        std::string text = type == "response.output_text.done" ? str(data, "text")
+                           : str(part, "type") == "refusal"    ? str(part, "refusal")
+                                                               : str(part, "text");
+        item->final_parts[num(data, "content_index")] = std::move(text);
+        item->text = item->message_text();
       }
     } else if (type == "response.reasoning_summary_text.delta" ||
                type == "response.reasoning_text.delta") {
@@ -155,8 +184,10 @@ class ResponsesDecoder final : public DecoderBase {
           message.content.emplace_back(std::move(call));
         }
       }
+      calls.clear();
     }
-    return conclude(std::move(message), usage_, std::move(stop));
+    // An incomplete response runs none of its calls: each is reported cut.
+    return conclude(std::move(message), usage_, std::move(stop), std::move(calls));
   }
 
  private:

@@ -106,6 +106,50 @@ TEST_CASE("unknown tools and malformed arguments come back as readable errors", 
         std::string::npos);
 }
 
+TEST_CASE("a call the output limit cut off is never run, and the model is told", "[agent]") {
+  test::TempDir dir;
+  test::Runtime runtime;
+  auto journal = std::make_shared<test::ProviderJournal>();
+  // Arguments that happen to be valid JSON: still not run, the response was cut.
+  auto script = test::script_from(R"({"responses": [
+    {"steps": [{"text": "Writing it."},
+               {"toolCall": {"id": "c1", "name": "write",
+                             "arguments": {"path": "out.txt", "content": "half"}}}],
+     "stopReason": "max_tokens"},
+    {"steps": [{"text": "I will write it in parts."}]}
+  ]})");
+  auto agent = agent::Agent::create(
+      runtime.executor(), dir.path() / "s.jsonl.zst",
+      test::basic_options(test::scripted_factory(script, journal), dir.path()));
+  REQUIRE(agent);
+  REQUIRE((*agent)->followup("write out.txt"));
+  runtime.wait_idle(**agent);
+  runtime.close(**agent);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "out.txt"));
+  const auto events = test::read_events((*agent)->log_path());
+  CHECK(test::check_calls_paired(events).empty());
+  const auto results = events_of<session::ToolResult>(events);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].call_id == "c1");
+  CHECK(results[0].status == session::ToolStatus::error);
+  const auto text = std::get<llm::TextBlock>(results[0].content.at(0)).text;
+  CHECK(text.starts_with("Not run: the output limit (max_tokens) cut off the response"));
+  // The turn went on: the model's next request carries the call and its result.
+  const auto requests = journal->snapshot();
+  REQUIRE(requests.size() == 2);
+  bool told = false;
+  for (const auto& message : requests[1].messages) {
+    for (const auto& block : message.content) {
+      if (const auto* result = std::get_if<llm::ToolResultBlock>(&block)) {
+        told = told || result->call_id == "c1";
+      }
+    }
+  }
+  CHECK(told);
+  const auto ends = events_of<session::TurnEnded>(events);
+  REQUIRE(ends.size() == 1);
+}
+
 TEST_CASE("a provider failure ends the turn, keeps pending input and holds", "[agent]") {
   test::TempDir dir;
   test::Runtime runtime;

@@ -99,25 +99,42 @@ TEST_CASE("anthropic tool input fragments are joined and the call completes at b
   CHECK(decoded.response.stop.reason == llm::StopReason::tool_use);
 }
 
+namespace {
+
+// A write call whose input has started streaming and is still open.
+SseBody open_write_call() {
+  return SseBody{}
+      .typed(message_start())
+      .typed(block_start(
+          0,
+          {{"type", "tool_use"}, {"id", "toolu_1"}, {"name", "write"}, {"input", json::object()}}))
+      .typed(delta(0, {{"type", "input_json_delta"}, {"partial_json", R"({"content": "lo)"}}));
+}
+
+}  // namespace
+
 TEST_CASE("anthropic tool call still open at max_tokens is not executable", "[anthropic]") {
   auto decoded = decode(
       anthropic,
-      SseBody{}
-          .typed(message_start())
-          .typed(block_start(0, {{"type", "tool_use"},
-                                 {"id", "toolu_1"},
-                                 {"name", "write"},
-                                 {"input", json::object()}}))
-          .typed(delta(0, {{"type", "input_json_delta"}, {"partial_json", R"({"content": "lo)"}}))
-          .typed(message_delta("max_tokens", 4096))
-          .typed(message_stop())
-          .str());
+      open_write_call().typed(message_delta("max_tokens", 4096)).typed(message_stop()).str());
   CHECK(decoded.all<llm::ToolCallComplete>().empty());
   for (const auto& block : decoded.response.message.content) {
     CHECK_FALSE(std::holds_alternative<llm::ToolCallBlock>(block));
   }
   CHECK(decoded.response.stop.reason == llm::StopReason::max_tokens);
   CHECK_FALSE(decoded.response.error.has_value());
+  // Reported as cut, with what had arrived, rather than dropped.
+  REQUIRE(decoded.response.cut_calls.size() == 1);
+  CHECK(decoded.response.cut_calls[0].id == "toolu_1");
+  CHECK(decoded.response.cut_calls[0].name == "write");
+  CHECK(decoded.response.cut_calls[0].arguments == R"({"content": "lo)");
+}
+
+TEST_CASE("anthropic tool call left open by a broken stream is neither run nor reported cut",
+          "[anthropic]") {
+  auto decoded = decode(anthropic, open_write_call().str());
+  CHECK(decoded.response.error.has_value());
+  CHECK(decoded.response.cut_calls.empty());
 }
 
 TEST_CASE("anthropic overloaded error event ends the stream with a retryable error",

@@ -94,6 +94,10 @@ TEST_CASE("chat length finish makes pending tool calls not executable", "[chat]"
   CHECK(decoded.all<llm::ToolCallComplete>().empty());
   CHECK(decoded.response.stop.reason == llm::StopReason::max_tokens);
   CHECK_FALSE(decoded.response.error.has_value());
+  REQUIRE(decoded.response.cut_calls.size() == 1);
+  CHECK(decoded.response.cut_calls[0].id == "c");
+  CHECK(decoded.response.cut_calls[0].name == "f");
+  CHECK(decoded.response.cut_calls[0].arguments == "{\"a\":");
 }
 
 TEST_CASE("chat reasoning_content streams as thinking separate from content", "[chat]") {

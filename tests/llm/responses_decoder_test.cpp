@@ -130,6 +130,8 @@ TEST_CASE("responses incomplete response is cut off, not an error, and executes 
   CHECK(decoded.response.stop.reason == llm::StopReason::max_tokens);
   CHECK(decoded.response.stop.provider_reason == "max_output_tokens");
   CHECK(decoded.response.usage.output_tokens == 30);
+  // Neither call ran; both are reported cut.
+  CHECK(decoded.response.cut_calls.size() == 2);
 }
 
 TEST_CASE("responses malformed arguments in one call execute none of the calls", "[responses]") {
@@ -192,4 +194,47 @@ TEST_CASE("responses reasoning keeps summary, encrypted content and item id", "[
   CHECK(thinking.provider_id == "rs_1");
   CHECK(std::get<llm::TextBlock>(content[1]).text ==
         "Done");  // from deltas: no output_item.done came
+}
+
+namespace {
+
+// A message whose text deltas are followed by a done event carrying
+// `final_text` (output_text.done, or content_part.done), and no
+// output_item.done, as some proxies stream it.
+std::string message_with_done(const std::string& done_type, const std::string& final_text) {
+  SseBody body;
+  body.typed({{"type", "response.output_item.added"},
+              {"output_index", 0},
+              {"item", {{"type", "message"}, {"id", "msg_1"}, {"content", json::array()}}}});
+  for (const char* delta : {"Hel", "lo wrld"}) {
+    body.typed({{"type", "response.output_text.delta"},
+                {"output_index", 0},
+                {"item_id", "msg_1"},
+                {"content_index", 0},
+                {"delta", delta}});
+  }
+  json done = {
+      {"type", done_type}, {"output_index", 0}, {"item_id", "msg_1"}, {"content_index", 0}};
+  if (done_type == "response.output_text.done") {
+    done["text"] = final_text;
+  } else {
+    done["part"] = {{"type", "output_text"}, {"text", final_text}};
+  }
+  body.typed(done).typed(terminal("response.completed", "completed"));
+  return body.str();
+}
+
+}  // namespace
+
+TEST_CASE("responses final text that differs from its deltas is kept once, final", "[responses]") {
+  for (const std::string type : {"response.output_text.done", "response.content_part.done"}) {
+    auto decoded = decode(responses, message_with_done(type, "Hello world"));
+    CHECK_FALSE(decoded.response.error.has_value());
+    const auto& content = decoded.response.message.content;
+    REQUIRE(content.size() == 1);
+    CHECK(std::get<llm::TextBlock>(content[0]).text == "Hello world");
+  }
+  // The same text again changes nothing.
+  auto same = decode(responses, message_with_done("response.output_text.done", "Hello wrld"));
+  CHECK(std::get<llm::TextBlock>(same.response.message.content.at(0)).text == "Hello wrld");
 }

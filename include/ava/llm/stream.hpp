@@ -1,7 +1,9 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "ava/llm/items.hpp"
 
@@ -79,6 +81,10 @@ struct Response {
   Usage usage;
   Stop stop;
   std::optional<StreamError> error;
+  // Tool calls the output limit cut off (stop max_tokens): their arguments
+  // (what arrived) may be incomplete, so they are never run; the agent
+  // records them with a result that says so, for the user and the model.
+  std::vector<ToolCallBlock> cut_calls;
 };
 
 }  // namespace ava::llm
