@@ -998,6 +998,29 @@ def test_backend_open_gives_a_browser_login(server, project_id):
     check(server.request("GET", "/?" + url.query, token=False).status == 401, "the code works once")
 
 
+@with_backend
+def test_tunnel_redirects_and_sign_in_callbacks_are_checked(server, project_id):
+    """POST /api/tunnel-ports redirectPort and POST /api/mcp/sign-in-callback
+    (remote.md): bad shapes are 400, a redirect no sign-in waits for is 409,
+    and neither route answers without the token."""
+    for body in ({"port": 70000}, {"port": 5555, "redirectPort": 0},
+                 {"port": 5555, "redirectPort": "6666"}, {"port": 5555, "redirectPort": 70000}):
+        answer = server.request("POST", "/api/tunnel-ports", body)
+        check(answer.status == 400, (body, answer.status, answer.raw))
+    check(server.request("POST", "/api/tunnel-ports", {"port": 5555, "redirectPort": 6666}).status
+          == 204, "a tunnel with its redirect port")
+    check(server.request("POST", "/api/mcp/sign-in-callback", {"query": "code=a&state=b"},
+                         token=False).status == 401, "the callback needs the token")
+    for body in ({}, {"query": ""}, {"query": 7}, {"query": "x" * 9000}, "not json", "[]"):
+        headers = {"Content-Type": "application/json"} if isinstance(body, str) else None
+        answer = server.request("POST", "/api/mcp/sign-in-callback", body, headers=headers)
+        check(answer.status == 400, (str(body)[:40], answer.status, answer.raw))
+    for query in ("code=a&state=nobody-waits", "%zz", "state=", "code=only"):
+        answer = server.request("POST", "/api/mcp/sign-in-callback", {"query": query})
+        check(answer.status == 409 and answer.json["error"]["code"] == "conflict",
+              (query, answer.status, answer.raw))
+
+
 def cpu_seconds(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()

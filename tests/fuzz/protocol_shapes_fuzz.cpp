@@ -47,6 +47,8 @@ void check_all(const json& value) {
   check_result(protocol::project_from_json(value));
   check_result(protocol::conversation_from_json(value));
   check_result(protocol::from_json<protocol::LoginRequest>(value));
+  check_result(protocol::from_json<protocol::TunnelPortRequest>(value));
+  check_result(protocol::from_json<protocol::SignInCallbackRequest>(value));
   // Answers decode too (a client's view of them).
   check_result(protocol::from_json<protocol::ConversationView>(value));
   check_result(protocol::from_json<protocol::SettingsResponse>(value));
