@@ -61,6 +61,7 @@ Workbench::Workbench(const Connection::Options& options, QObject* parent)
                     "lastState", "lastError", "lastConversation", "prompt", "project"}),
       settings_(QDir(options.home).filePath(QStringLiteral("desktop.ini")), QSettings::IniFormat) {
   connect(&connection_, &Connection::connected, this, &Workbench::on_connected);
+  load_machines();
   connect(&connection_, &Connection::stateChanged, this, &Workbench::refresh_machines);
   machine_poll_.setInterval(3000);
   connect(&machine_poll_, &QTimer::timeout, this, &Workbench::poll_machines);

@@ -35,6 +35,17 @@ RemoteLink* Workbench::link_for(const QString& name) {
   return link;
 }
 
+void Workbench::load_machines() {
+  saved_machines_.clear();
+  auto store = store_of(options_.home);
+  auto machines =
+      store ? store->list() : Result<std::vector<remote::Machine>>(std::unexpected(store.error()));
+  if (!machines) return fail(qs(machines.error().message));
+  for (const auto& machine : *machines) {
+    saved_machines_.push_back({qs(machine.name), qs(machine.destination)});
+  }
+}
+
 void Workbench::refresh_machines() {
   const QString selected = connection_.machine();
   QList<QVariantMap> rows;
@@ -50,36 +61,28 @@ void Workbench::refresh_machines() {
        {"selected", local_selected},
        {"updatePending", false},
        {"runningTurns", running_turns_.contains(local_name) ? running_turns_[local_name] : 0}});
-  auto store = store_of(options_.home);
-  auto machines =
-      store ? store->list() : Result<std::vector<remote::Machine>>(std::unexpected(store.error()));
-  if (!machines) {
-    fail(qs(machines.error().message));
-  } else {
-    for (const auto& machine : *machines) {
-      const QString name = qs(machine.name);
-      const auto found = links_.find(name);
-      const RemoteLink* link = found == links_.end() ? nullptr : found->second;
-      const bool is_selected = name == selected;
-      QString state = link != nullptr ? link->state() : QStringLiteral("idle");
-      QString message = link != nullptr ? link->message() : QString();
-      // The selected machine's state is the connection's: "connected" only
-      // once signed in through the tunnel.
-      if (is_selected) {
-        state = connection_.state();
-        message = connection_.message();
-      }
-      rows.push_back({{"id", name},
-                      {"hostname", qs(machine.destination)},
-                      {"state", state},
-                      {"message", message},
-                      {"version", link != nullptr ? link->tunnel().version : QString()},
-                      {"pid", link != nullptr ? link->tunnel().pid : 0},
-                      {"remote", true},
-                      {"selected", is_selected},
-                      {"updatePending", link != nullptr && link->tunnel().update_pending},
-                      {"runningTurns", running_turns_.contains(name) ? running_turns_[name] : 0}});
+  for (const auto& [name, destination] : saved_machines_) {
+    const auto found = links_.find(name);
+    const RemoteLink* link = found == links_.end() ? nullptr : found->second;
+    const bool is_selected = name == selected;
+    QString state = link != nullptr ? link->state() : QStringLiteral("idle");
+    QString message = link != nullptr ? link->message() : QString();
+    // The selected machine's state is the connection's: "connected" only
+    // once signed in through the tunnel.
+    if (is_selected) {
+      state = connection_.state();
+      message = connection_.message();
     }
+    rows.push_back({{"id", name},
+                    {"hostname", destination},
+                    {"state", state},
+                    {"message", message},
+                    {"version", link != nullptr ? link->tunnel().version : QString()},
+                    {"pid", link != nullptr ? link->tunnel().pid : 0},
+                    {"remote", true},
+                    {"selected", is_selected},
+                    {"updatePending", link != nullptr && link->tunnel().update_pending},
+                    {"runningTurns", running_turns_.contains(name) ? running_turns_[name] : 0}});
   }
   machines_.set_rows(rows);
   emit machinesChanged();
@@ -169,6 +172,7 @@ bool Workbench::addMachine(const QString& name, const QString& destination, cons
     fail(qs(added.error().message));
     return false;
   }
+  load_machines();
   refresh_machines();
   return true;
 }
@@ -184,6 +188,7 @@ void Workbench::removeMachine(const QString& name) {
   auto removed =
       store ? store->remove(name.toStdString()) : Result<void>(std::unexpected(store.error()));
   if (!removed) fail(qs(removed.error().message));
+  load_machines();
   refresh_machines();
 }
 

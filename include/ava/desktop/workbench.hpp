@@ -257,6 +257,10 @@ class Workbench : public QObject {
   Connection connection_;
   std::map<QString, RemoteLink*> links_;  // children; one per machine used
   std::map<QString, int> running_turns_;  // machine -> GET /api/status "active"
+  // machines.json as last read (name, destination): read at start and after
+  // this desktop adds or removes one, not at every state change.
+  QList<QPair<QString, QString>> saved_machines_;
+  void load_machines();
   QTimer machine_poll_;
   ConversationModel conversation_;
   RowsModel machines_;
