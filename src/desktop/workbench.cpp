@@ -62,6 +62,12 @@ Workbench::Workbench(const Connection::Options& options, QObject* parent)
       settings_(QDir(options.home).filePath(QStringLiteral("desktop.ini")), QSettings::IniFormat) {
   connect(&connection_, &Connection::connected, this, &Workbench::on_connected);
   load_machines();
+  // machines.json is replaced atomically, so its folder is what changes.
+  home_watch_.addPath(options.home);
+  connect(&home_watch_, &QFileSystemWatcher::directoryChanged, this, [this] {
+    load_machines();
+    refresh_machines();
+  });
   connect(&connection_, &Connection::stateChanged, this, &Workbench::refresh_machines);
   machine_poll_.setInterval(3000);
   connect(&machine_poll_, &QTimer::timeout, this, &Workbench::poll_machines);

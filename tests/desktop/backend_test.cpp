@@ -9,7 +9,9 @@
 
 #include <QUrl>
 
+#include "ava/base/home.hpp"
 #include "ava/desktop/workbench.hpp"
+#include "ava/remote/machines.hpp"
 #include "desktop/backend_harness.hpp"
 
 using ava::desktop::ConversationModel;
@@ -143,6 +145,14 @@ TEST_CASE("the machines list shows this computer with the turns running on it",
   CHECK(machine().value("selected").toBool());
   CHECK_FALSE(machine().value("remote").toBool());
   CHECK(workbench.machineName() == "local");
+  // A machine added elsewhere (`ava machine add`) shows up without a restart.
+  auto home = ava::base::Home::at(env.home().toStdString());
+  REQUIRE(home);
+  ava::remote::Machine box{.name = "box", .destination = "alice@127.0.0.1:1"};
+  REQUIRE(ava::remote::MachineStore(*home).add(box));
+  REQUIRE(spin_until([&] { return workbench.machines()->count() == 2; }));
+  CHECK(workbench.machines()->get(1).value("id").toString() == "box");
+  CHECK(workbench.machines()->get(1).value("state").toString() == "idle");
   REQUIRE(workbench.send(
       QStringLiteral("slow: 500: one two three four five six seven eight nine ten eleven twelve")));
   REQUIRE(spin_until([&] { return machine().value("runningTurns").toInt() == 1; }));

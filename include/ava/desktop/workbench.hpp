@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QFileSystemWatcher>
 #include <QJsonObject>
 #include <QObject>
 #include <QSettings>
@@ -257,9 +258,10 @@ class Workbench : public QObject {
   Connection connection_;
   std::map<QString, RemoteLink*> links_;  // children; one per machine used
   std::map<QString, int> running_turns_;  // machine -> GET /api/status "active"
-  // machines.json as last read (name, destination): read at start and after
-  // this desktop adds or removes one, not at every state change.
+  // machines.json as last read (name, destination): read at start and when
+  // AVA_HOME changes (`ava machine add` elsewhere), not at every state change.
   QList<QPair<QString, QString>> saved_machines_;
+  QFileSystemWatcher home_watch_;
   void load_machines();
   QTimer machine_poll_;
   ConversationModel conversation_;
