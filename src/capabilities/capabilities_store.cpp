@@ -62,7 +62,8 @@ ALTER TABLE oauth_credentials ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
 PRAGMA user_version = 2;
 )sql";
 
-// v3: a pre-registered OAuth client per server ({"clientId", "clientSecret"}).
+// v3: a pre-registered OAuth client per server ({"clientId", "clientSecret"},
+// later also the machine-grant fields of grant_json, all strings).
 constexpr const char* schema_v3 = R"sql(
 ALTER TABLE mcp_servers ADD COLUMN oauth_client TEXT NOT NULL DEFAULT '{}';
 PRAGMA user_version = 3;
@@ -112,6 +113,7 @@ Result<McpServerEntry> read_server(const store::Statement& row) {
   AVA_TRY(auto oauth_client, parse_map(row.text(12)));
   entry.oauth_client_id = oauth_client["clientId"];
   entry.oauth_client_secret = oauth_client["clientSecret"];
+  AVA_TRY(entry.oauth_grant, grant_from_json(json::parse(row.text(12), nullptr, false)));
   const auto sandbox = json::parse(row.text(13), nullptr, false);
   if (!sandbox.is_object())
     return fail(ErrorCode::corrupt, "capabilities store: sandbox of " + entry.name);
@@ -193,11 +195,17 @@ Result<void> CapabilitiesStore::write_server(const McpServerEntry& entry) {
   const std::int64_t now = base::unix_ms_now();
   const std::int64_t created = found ? existing.integer(0) : now;
   // A sign-in belongs to the endpoint and the client it was made for.
-  const json oauth_client{{"clientId", entry.oauth_client_id},
-                          {"clientSecret", entry.oauth_client_secret}};
-  if (found && (existing.text(1) != entry.url ||
-                json::parse(existing.text(2), nullptr, false).value("clientId", "") !=
-                    entry.oauth_client_id))
+  json oauth_client = grant_json(entry.oauth_grant);
+  oauth_client["clientId"] = entry.oauth_client_id;
+  oauth_client["clientSecret"] = entry.oauth_client_secret;
+  // ... and to the way it was obtained, and the authorization server.
+  const auto stored = json::parse(found ? existing.text(2) : "{}", nullptr, false);
+  auto stored_text = [&stored](const char* key) {
+    return stored.is_object() ? stored.value(key, std::string()) : std::string();
+  };
+  if (found && (existing.text(1) != entry.url || stored_text("clientId") != entry.oauth_client_id ||
+                stored_text("grant") != entry.oauth_grant.grant ||
+                stored_text("issuer") != entry.oauth_grant.issuer))
     AVA_TRY_VOID(erase_credentials(entry.name));
   AVA_TRY(auto upsert,
           store::Statement::prepare(

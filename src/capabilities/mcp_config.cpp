@@ -5,6 +5,8 @@
 
 #include "ava/base/log.hpp"
 #include "ava/base/text.hpp"
+#include "ava/oauth/jwt.hpp"
+#include "ava/oauth/oauth.hpp"
 
 namespace ava::capabilities {
 namespace {
@@ -84,7 +86,63 @@ Result<void> read_sandbox(McpServerEntry& entry, const json& value) {
   return {};
 }
 
+bool http_url(std::string_view url) {
+  return url.starts_with("https://") || url.starts_with("http://");
+}
+
+// The machine grants: what each needs, and nothing of one in another.
+Result<void> validate_grant(const McpServerEntry& entry) {
+  const auto& grant = entry.oauth_grant;
+  auto bad = [&](std::string_view what) {
+    return fail(ErrorCode::invalid_argument, fmt::format("server {}: {}", entry.name, what));
+  };
+  AVA_TRY(const auto kind, oauth::parse_grant(grant.grant));
+  for (const std::string* text : {&grant.grant, &grant.signing_algorithm, &grant.scope,
+                                  &grant.issuer, &grant.idp_token_endpoint, &grant.idp_client_id,
+                                  &grant.idp_client_secret, &grant.id_token_file}) {
+    if (text->find_first_of("\r\n") != std::string::npos)
+      return bad("the OAuth settings are single lines (except the private key)");
+  }
+  const bool idp = !grant.idp_token_endpoint.empty() || !grant.idp_client_id.empty() ||
+                   !grant.idp_client_secret.empty() || !grant.id_token_file.empty();
+  if (kind == oauth::Grant::authorization_code) {
+    if (!grant.private_key.empty() || !grant.signing_algorithm.empty() || idp ||
+        !grant.scope.empty() || !grant.issuer.empty())
+      return bad(
+          "privateKey, signingAlgorithm, scope, issuer and the identity provider are for the "
+          "client_credentials and cross_app_access grants");
+    return {};
+  }
+  if (entry.oauth_client_id.empty()) return bad("the " + grant.grant + " grant needs a client id");
+  if (!grant.issuer.empty() && !http_url(grant.issuer))
+    return bad("the OAuth issuer must be an https URL");
+  if (!grant.private_key.empty()) {
+    if (!entry.oauth_client_secret.empty())
+      return bad("give the OAuth client a secret or a private key, not both");
+    auto algorithm = oauth::signing_algorithm(grant.private_key, grant.signing_algorithm);
+    if (!algorithm) return bad(algorithm.error().message);
+  } else if (!grant.signing_algorithm.empty()) {
+    return bad("signingAlgorithm needs a privateKey");
+  }
+  if (kind == oauth::Grant::client_credentials) {
+    if (idp) return bad("the identity provider settings are for the cross_app_access grant");
+    if (entry.oauth_client_secret.empty() && grant.private_key.empty())
+      return bad("the client_credentials grant needs a client secret or a private key");
+    return {};
+  }
+  if (!http_url(grant.idp_token_endpoint))
+    return bad("cross_app_access needs the identity provider's token endpoint (idpTokenEndpoint)");
+  if (grant.idp_client_id.empty())
+    return bad("cross_app_access needs Ava's client id at the identity provider (idpClientId)");
+  if (grant.id_token_file.empty() || grant.id_token_file.front() != '/' ||
+      grant.id_token_file.find('\0') != std::string::npos)
+    return bad("cross_app_access needs the absolute path of the ID token's file (idTokenFile)");
+  return {};
+}
+
 }  // namespace
+
+bool McpOAuthGrant::empty() const { return *this == McpOAuthGrant{}; }
 
 Result<void> validate(const McpServerEntry& entry) {
   const std::string& name = entry.name;
@@ -109,7 +167,7 @@ Result<void> validate(const McpServerEntry& entry) {
       return fail(ErrorCode::invalid_argument,
                   "server " + name + ": a stdio server needs a command");
     if (!entry.url.empty() || !entry.headers.empty() || !entry.oauth_client_id.empty() ||
-        !entry.oauth_client_secret.empty())
+        !entry.oauth_client_secret.empty() || !entry.oauth_grant.empty())
       return fail(ErrorCode::invalid_argument,
                   "server " + name + ": url, headers and an OAuth client are for HTTP servers");
   } else if (entry.transport == "http") {
@@ -127,6 +185,7 @@ Result<void> validate(const McpServerEntry& entry) {
         entry.oauth_client_secret.find_first_of("\r\n") != std::string::npos)
       return fail(ErrorCode::invalid_argument,
                   "server " + name + ": the OAuth client id and secret are single lines");
+    AVA_TRY_VOID(validate_grant(entry));
   } else {
     return fail(ErrorCode::invalid_argument,
                 fmt::format("server {}: transport \"{}\" is not supported (stdio or http)", name,
@@ -168,6 +227,56 @@ bool enabled_for(const McpServerEntry& entry, const fs::path& project) {
   return it == entry.projects.end() ? entry.enabled : it->second;
 }
 
+namespace {
+
+// The machine-grant fields in the "oauth" object, by their JSON names.
+constexpr std::pair<const char*, std::string McpOAuthGrant::*> grant_fields[] = {
+    {"grant", &McpOAuthGrant::grant},
+    {"privateKey", &McpOAuthGrant::private_key},
+    {"signingAlgorithm", &McpOAuthGrant::signing_algorithm},
+    {"scope", &McpOAuthGrant::scope},
+    {"issuer", &McpOAuthGrant::issuer},
+    {"idpTokenEndpoint", &McpOAuthGrant::idp_token_endpoint},
+    {"idpClientId", &McpOAuthGrant::idp_client_id},
+    {"idpClientSecret", &McpOAuthGrant::idp_client_secret},
+    {"idTokenFile", &McpOAuthGrant::id_token_file},
+};
+
+void view_grant(protocol::McpOAuthClient& out, const McpOAuthGrant& grant, bool show_secrets) {
+  auto set = [](std::optional<std::string>& field, const std::string& value, bool secret) {
+    if (!value.empty()) field = secret ? std::string(redacted) : value;
+  };
+  set(out.grant, grant.grant, false);
+  set(out.private_key, grant.private_key, !show_secrets);
+  set(out.signing_algorithm, grant.signing_algorithm, false);
+  set(out.scope, grant.scope, false);
+  set(out.issuer, grant.issuer, false);
+  set(out.idp_token_endpoint, grant.idp_token_endpoint, false);
+  set(out.idp_client_id, grant.idp_client_id, false);
+  set(out.idp_client_secret, grant.idp_client_secret, !show_secrets);
+  set(out.id_token_file, grant.id_token_file, false);
+}
+
+}  // namespace
+
+json grant_json(const McpOAuthGrant& grant) {
+  json out = json::object();
+  for (const auto& [name, member] : grant_fields) {
+    if (!(grant.*member).empty()) out[name] = grant.*member;
+  }
+  return out;
+}
+
+Result<McpOAuthGrant> grant_from_json(const json& oauth) {
+  McpOAuthGrant grant;
+  for (const auto& [name, member] : grant_fields) {
+    auto value = optional_string(oauth, name);
+    if (!value) return fail(ErrorCode::invalid_argument, "oauth." + value.error().message);
+    grant.*member = std::move(*value);
+  }
+  return grant;
+}
+
 bool has_own_authorization(const McpServerEntry& entry) {
   for (const auto& [name, value] : entry.headers) {
     if (base::ascii_lower(name) == "authorization") return true;
@@ -185,6 +294,7 @@ std::string fingerprint(const McpServerEntry& entry) {
       {"url", entry.url},
       {"headers", entry.headers},
       {"oauthClient", {entry.oauth_client_id, entry.oauth_client_secret}},
+      {"oauthGrant", grant_json(entry.oauth_grant)},
       {"sandbox",
        {proc::to_string(entry.sandbox), entry.sandbox_network, entry.sandbox_writable_roots}}}
       .dump();
@@ -227,6 +337,7 @@ protocol::McpServer server_view(const McpServerEntry& entry, bool show_secrets) 
       if (!entry.oauth_client_secret.empty()) {
         out.oauth->client_secret = show_secrets ? entry.oauth_client_secret : std::string(redacted);
       }
+      view_grant(*out.oauth, entry.oauth_grant, show_secrets);
     }
   }
   return out;
@@ -288,6 +399,9 @@ Result<McpServerEntry> entry_from_json(const std::string& name, const json& valu
     if (!client_secret) return bad(client_secret.error());
     entry.oauth_client_id = *client_id;
     entry.oauth_client_secret = *client_secret;
+    auto grant = grant_from_json(oauth);
+    if (!grant) return bad(grant.error());
+    entry.oauth_grant = std::move(*grant);
   }
   if (value.contains("sandbox") && !value["sandbox"].is_null()) {
     AVA_TRY_VOID(read_sandbox(entry, value["sandbox"]));

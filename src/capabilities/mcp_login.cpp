@@ -1,6 +1,34 @@
 #include "ava/capabilities/mcp_login.hpp"
 
+#include <fmt/format.h>
+
+#include "ava/base/private_file.hpp"
+
 namespace ava::capabilities {
+
+namespace {
+
+// ID tokens are a few KiB; the file is read at every exchange because the
+// SSO tool that writes it replaces the token when it expires.
+constexpr std::size_t max_id_token_bytes = 64 * 1024;
+
+std::function<Result<std::string>()> id_token_reader(std::string file) {
+  return [file = std::move(file)]() -> Result<std::string> {
+    auto text = base::read_file_limited(file, max_id_token_bytes);
+    if (!text) {
+      return fail(text.error().code, fmt::format("the ID token file {} cannot be read: {}", file,
+                                                 text.error().message));
+    }
+    const auto first = text->find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) {
+      return fail(ErrorCode::invalid_argument, fmt::format("the ID token file {} is empty", file));
+    }
+    const auto last = text->find_last_not_of(" \t\r\n");
+    return text->substr(first, last - first + 1);
+  };
+}
+
+}  // namespace
 
 oauth::OAuthConfig oauth_config(const McpServerEntry& entry,
                                 std::shared_ptr<oauth::CredentialStore> credentials) {
@@ -9,6 +37,19 @@ oauth::OAuthConfig oauth_config(const McpServerEntry& entry,
   config.server_url = entry.url;
   config.client_id = entry.oauth_client_id;
   config.client_secret = entry.oauth_client_secret;
+  const auto& grant = entry.oauth_grant;
+  // validate() accepted the entry, so the grant parses.
+  config.grant = oauth::parse_grant(grant.grant).value_or(oauth::Grant::authorization_code);
+  config.private_key_pem = grant.private_key;
+  config.signing_algorithm = grant.signing_algorithm;
+  config.scope = grant.scope;
+  config.issuer = grant.issuer;
+  if (config.grant == oauth::Grant::cross_app_access) {
+    config.identity_provider.token_endpoint = grant.idp_token_endpoint;
+    config.identity_provider.client_id = grant.idp_client_id;
+    config.identity_provider.client_secret = grant.idp_client_secret;
+    config.identity_provider.id_token = id_token_reader(grant.id_token_file);
+  }
   config.store = std::move(credentials);
   return config;
 }

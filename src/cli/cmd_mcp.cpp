@@ -14,8 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "ava/base/log.hpp"
+#include "ava/base/private_file.hpp"
 #include "ava/capabilities/capabilities_store.hpp"
 #include "ava/capabilities/mcp_hub.hpp"
+#include "ava/oauth/jwt.hpp"
 #include "ava/proc/sandbox.hpp"
 #include "cli/commands.hpp"
 
@@ -61,6 +63,16 @@ struct AddFlags {
   std::vector<std::string> headers;
   std::string client_id;
   std::string client_secret;
+  bool client_credentials = false;
+  bool cross_app_access = false;
+  std::string private_key_file;
+  std::string signing_algorithm;
+  std::string scope;
+  std::string issuer;
+  std::string idp_token_endpoint;
+  std::string idp_client_id;
+  std::string idp_client_secret;
+  std::string id_token_file;
   bool disabled = false;
   std::string project;
   bool replace = false;
@@ -68,6 +80,38 @@ struct AddFlags {
   bool sandbox_network = false;
   std::vector<std::string> writable_roots;
 };
+
+// --client-credentials / --cross-app-access and their settings; the key is
+// read from its file here and kept in the store like the client secret.
+Result<capabilities::McpOAuthGrant> grant_flags(const AddFlags& flags) {
+  capabilities::McpOAuthGrant grant;
+  if (flags.client_credentials && flags.cross_app_access) {
+    return fail(ErrorCode::invalid_argument,
+                "give --client-credentials or --cross-app-access, not both");
+  }
+  if (flags.client_credentials) grant.grant = "client_credentials";
+  if (flags.cross_app_access) grant.grant = "cross_app_access";
+  if (!flags.private_key_file.empty()) {
+    auto key = base::read_file_limited(flags.private_key_file, oauth::max_private_key_bytes);
+    if (!key) {
+      return fail(ErrorCode::invalid_argument,
+                  "--private-key-file " + flags.private_key_file + ": " + key.error().message);
+    }
+    grant.private_key = std::move(*key);
+  }
+  grant.signing_algorithm = flags.signing_algorithm;
+  grant.scope = flags.scope;
+  grant.issuer = flags.issuer;
+  grant.idp_token_endpoint = flags.idp_token_endpoint;
+  grant.idp_client_id = flags.idp_client_id;
+  grant.idp_client_secret = flags.idp_client_secret;
+  if (!flags.id_token_file.empty()) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(flags.id_token_file, ec);
+    grant.id_token_file = ec ? flags.id_token_file : absolute.lexically_normal().string();
+  }
+  return grant;
+}
 
 // Flags that do not make a server, and a name or value the store refuses,
 // are usage errors (exit 2).
@@ -84,6 +128,9 @@ Result<int> add(const AddFlags& flags) {
     entry.url = flags.url;
     entry.oauth_client_id = flags.client_id;
     entry.oauth_client_secret = flags.client_secret;
+    auto grant = grant_flags(flags);
+    if (!grant) return usage_error(command_name, grant.error());
+    entry.oauth_grant = std::move(*grant);
     for (const auto& header : flags.headers) {
       auto pair = split_pair(header, ':', "--header");
       if (!pair) return usage_error(command_name, pair.error());
@@ -96,9 +143,11 @@ Result<int> add(const AddFlags& flags) {
           {ErrorCode::invalid_argument,
            "a server needs a command (ava mcp add NAME -- COMMAND ARGS...) or --url"});
     }
-    if (!flags.client_id.empty() || !flags.client_secret.empty()) {
-      return usage_error(command_name, {ErrorCode::invalid_argument,
-                                        "--client-id is for servers added with --url"});
+    if (!flags.client_id.empty() || !flags.client_secret.empty() || flags.client_credentials ||
+        flags.cross_app_access) {
+      return usage_error(command_name,
+                         {ErrorCode::invalid_argument,
+                          "--client-id and the OAuth grants are for servers added with --url"});
     }
     entry.command = flags.command.front();
     entry.args.assign(flags.command.begin() + 1, flags.command.end());
@@ -161,7 +210,11 @@ std::string describe(const capabilities::McpServerEntry& entry, const fs::path* 
   } else {
     where = show_secrets ? entry.url : base::redact_url(entry.url);
     for (const auto& [key, value] : entry.headers) where += " [header " + key + "]";
-    if (!entry.oauth_client_id.empty()) where += " [OAuth client " + entry.oauth_client_id + "]";
+    if (!entry.oauth_client_id.empty()) {
+      where += " [OAuth client " + entry.oauth_client_id;
+      if (!entry.oauth_grant.grant.empty()) where += ", " + entry.oauth_grant.grant;
+      where += "]";
+    }
   }
   std::string state = entry.enabled ? "enabled" : "disabled";
   for (const auto& [folder, on] : entry.projects)
@@ -312,6 +365,30 @@ void add_mcp_commands(CLI::App& cli, CliContext& context) {
                           "registers itself with the authorization server)");
   add_command->add_option("--client-secret", add_flags->client_secret,
                           "That client's secret, if it has one (secret)");
+  add_command->add_flag("--client-credentials", add_flags->client_credentials,
+                        "Get tokens with the client's own credentials (no browser): "
+                        "--client-id with --client-secret or --private-key-file");
+  add_command->add_flag("--cross-app-access", add_flags->cross_app_access,
+                        "Get tokens through the enterprise identity provider (SEP-990): "
+                        "--idp-token-endpoint, --idp-client-id, --id-token-file");
+  add_command->add_option("--private-key-file", add_flags->private_key_file,
+                          "A PEM key (EC P-256/P-384 or RSA): the client authenticates with a "
+                          "signed JWT (private_key_jwt); kept in the store (secret)");
+  add_command->add_option("--signing-alg", add_flags->signing_algorithm,
+                          "ES256, ES384, RS256 or PS256 (default: the key's own)");
+  add_command->add_option("--scope", add_flags->scope, "The scope to ask for (machine grants)");
+  add_command->add_option("--issuer", add_flags->issuer,
+                          "The authorization server the client belongs to; any other is refused "
+                          "(default: the first one that issues a token)");
+  add_command->add_option("--idp-token-endpoint", add_flags->idp_token_endpoint,
+                          "The identity provider's token endpoint (cross-app access)");
+  add_command->add_option("--idp-client-id", add_flags->idp_client_id,
+                          "Ava's client id at the identity provider");
+  add_command->add_option("--idp-client-secret", add_flags->idp_client_secret,
+                          "That client's secret, if it has one (secret)");
+  add_command->add_option("--id-token-file", add_flags->id_token_file,
+                          "A file holding the user's ID token from the identity provider, kept "
+                          "fresh by your SSO tool; read at every exchange");
   add_command->add_option("--sandbox", add_flags->sandbox,
                           "Run a stdio server in a sandbox: workspace-write (writes only under "
                           "its folder), read-only, or off (the default)");

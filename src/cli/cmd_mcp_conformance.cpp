@@ -2,7 +2,8 @@
 // runner (@modelcontextprotocol/conformance) drives. The runner starts its
 // own server, then this command with the server's URL, the scenario name in
 // MCP_CONFORMANCE_SCENARIO and, for some OAuth scenarios, JSON in
-// MCP_CONFORMANCE_CONTEXT (a pre-registered client id and secret). It runs
+// MCP_CONFORMANCE_CONTEXT (a pre-registered client id and secret, a
+// private key, an identity provider's ID token). It runs
 // Ava's real client: Streamable HTTP, OAuth with a sign-in page opened by a
 // plain GET that follows the redirects, initialize, tools/list, and the
 // tools/call each scenario checks. Exit status 0 when every step worked.
@@ -64,6 +65,28 @@ std::optional<json> answer_server_request(const std::string& method, const json&
   return json{{"action", "accept"}, {"content", content}};
 }
 
+// The extension scenarios: client credentials with a secret
+// (auth/client-credentials-basic) or a key (private_key_pem), and
+// cross-app access (the IdP's token endpoint and an ID token it issued).
+void configure_machine_grant(oauth::OAuthConfig& oauth, const std::string& scenario,
+                             const json& context) {
+  const auto text = [&context](const char* key) { return context.value(key, std::string()); };
+  if (!text("idp_id_token").empty()) {
+    oauth.grant = oauth::Grant::cross_app_access;
+    oauth.identity_provider.token_endpoint = text("idp_token_endpoint");
+    oauth.identity_provider.client_id = text("idp_client_id");
+    oauth.identity_provider.id_token = [token = text("idp_id_token")]() -> Result<std::string> {
+      return token;
+    };
+  } else if (!text("private_key_pem").empty()) {
+    oauth.grant = oauth::Grant::client_credentials;
+    oauth.private_key_pem = text("private_key_pem");
+    oauth.signing_algorithm = text("signing_algorithm");
+  } else if (scenario.starts_with("auth/client-credentials")) {
+    oauth.grant = oauth::Grant::client_credentials;
+  }
+}
+
 json client_capabilities() { return json{{"elicitation", json::object()}}; }
 
 asio::awaitable<Result<void>> run(std::string url, std::string scenario, json context) {
@@ -73,6 +96,7 @@ asio::awaitable<Result<void>> run(std::string url, std::string scenario, json co
   oauth.server_url = url;
   oauth.client_id = context.value("client_id", std::string());
   oauth.client_secret = context.value("client_secret", std::string());
+  configure_machine_grant(oauth, scenario, context);
   oauth.client_metadata_url = conformance_client_metadata;
   oauth.store = std::make_shared<oauth::MemoryCredentialStore>();
   oauth.open_url = oauth::http_get_opener(oauth.http);

@@ -193,6 +193,28 @@ bool expiring(const OAuthCredentials& credentials, std::chrono::seconds margin) 
   return expiry && SystemClock::now() + margin >= *expiry;
 }
 
+// What a sign-in produced, saved under the fence read when it began.
+Result<void> keep_sign_in(OAuthClient::State& state, const oauth::ClientChoice& client,
+                          std::string scope, const oauth::Discovery& found,
+                          const oauth::TokenAnswer& tokens, std::uint64_t generation) {
+  OAuthCredentials credentials;
+  credentials.client_id = client.client_id;
+  credentials.client_secret = client.client_secret;
+  credentials.auth_method = client.auth_method;
+  credentials.scope = std::move(scope);
+  credentials.resource = found.resource;
+  credentials.resource_metadata = found.resource_metadata;
+  credentials.server_metadata = found.server_metadata;
+  apply(credentials, tokens);
+  AVA_TRY_VOID(commit(state, std::move(credentials), generation));
+  ++state.logins;
+  return {};
+}
+
+bool needs_person(const OAuthConfig& config) { return config.grant == Grant::authorization_code; }
+
+asio::awaitable<Result<void>> login_on_strand(StatePtr state, std::string scope);
+
 asio::awaitable<Result<std::string>> authorization_on_strand(StatePtr state) {
   co_await asio::this_coro::throw_if_cancelled(false);
   while (state->refreshing) co_await state->wait_change();
@@ -200,6 +222,15 @@ asio::awaitable<Result<std::string>> authorization_on_strand(StatePtr state) {
   const auto* current = state->credentials();
   if (current == nullptr || current->access_token.empty()) co_return std::string();
   if (!expiring(*current, state->config.refresh_margin)) co_return state->header();
+  if (!needs_person(state->config)) {
+    // A new token before this one runs out; on failure the old one serves
+    // while it lasts.
+    if (auto renewed = co_await login_on_strand(state, current->scope); !renewed) {
+      spdlog::info("mcp {}: renewing the token failed: {}", state->config.server_name,
+                   renewed.error().message);
+    }
+    co_return state->header();
+  }
   // Without a refresh token it serves until it expires; then the 401 signs in.
   if (current->refresh_token.empty()) co_return state->header();
   auto refreshed = co_await refresh_once(state);
@@ -213,6 +244,39 @@ asio::awaitable<Result<std::string>> authorization_on_strand(StatePtr state) {
   co_return state->header();
 }
 
+// A grant without a person. The credentials go only to the authorization
+// server they are configured (or were first used) for.
+asio::awaitable<Result<void>> machine_sign_in(StatePtr state, std::uint64_t generation,
+                                              oauth::Discovery found, std::string scope) {
+  const auto& config = state->config;
+  const auto issuer = base::json_value(found.server_metadata, "issuer", "");
+  std::string expected = config.issuer;
+  if (const auto* kept = state->credentials(); expected.empty() && kept != nullptr) {
+    expected = base::json_value(kept->server_metadata, "issuer", "");
+  }
+  if (!expected.empty() && issuer != expected) {
+    co_return fail(
+        ErrorCode::permission_denied,
+        fmt::format("MCP server {} names authorization server {}, but its client "
+                    "credentials are for {}; nothing was sent",
+                    config.server_name, base::redact_url(issuer), base::redact_url(expected)));
+  }
+  if (!config.scope.empty()) scope = oauth::scope_union(config.scope, scope);
+  auto answer = co_await oauth::machine_grant(config, found, scope);
+  AVA_CO_TRY(auto tokens, std::move(answer));
+  // Running the grant again is the refresh: no refresh token is kept (using
+  // one would need the client's key, which stays in the configuration).
+  tokens.refresh_token.clear();
+  // The key and the secret stay in the configuration.
+  const oauth::ClientChoice client{
+      config.client_id,
+      "",
+      config.private_key_pem.empty() ? config.auth_method : "private_key_jwt",
+      {},
+      {}};
+  co_return keep_sign_in(*state, client, std::move(scope), found, tokens, generation);
+}
+
 // The interactive sign-in: discovery, registration, the browser, the code.
 asio::awaitable<Result<void>> sign_in(StatePtr state, std::string scope) {
   // The fence is read first: a sign-out from here on wins.
@@ -222,6 +286,9 @@ asio::awaitable<Result<void>> sign_in(StatePtr state, std::string scope) {
       co_await oauth::discover(config.http, config.server_url, state->resource_metadata_url);
   AVA_CO_TRY(auto found, std::move(found_or));
   if (scope.empty()) scope = found.scopes_supported;
+  if (!needs_person(config)) {
+    co_return co_await machine_sign_in(state, generation, std::move(found), std::move(scope));
+  }
   AVA_CO_TRY(auto listener, config.relay
                                 ? oauth::RedirectListener::relayed(state->strand, config.relay)
                                 : oauth::RedirectListener::open(state->strand));
@@ -301,19 +368,7 @@ asio::awaitable<Result<void>> sign_in(StatePtr state, std::string scope) {
   auto answer = co_await oauth::token_request(config.http, found.server_metadata, client,
                                               std::move(exchange));
   AVA_CO_TRY(const auto tokens, std::move(answer));
-
-  OAuthCredentials credentials;
-  credentials.client_id = client.client_id;
-  credentials.client_secret = client.client_secret;
-  credentials.auth_method = client.auth_method;
-  credentials.scope = scope;
-  credentials.resource = found.resource;
-  credentials.resource_metadata = found.resource_metadata;
-  credentials.server_metadata = found.server_metadata;
-  apply(credentials, tokens);
-  AVA_CO_TRY_VOID(commit(*state, std::move(credentials), generation));
-  ++state->logins;
-  co_return Result<void>{};
+  co_return keep_sign_in(*state, client, std::move(scope), found, tokens, generation);
 }
 
 // One sign-in at a time; a second caller waits for the first's outcome.
@@ -352,9 +407,15 @@ asio::awaitable<Result<void>> challenged_on_strand(StatePtr state, int status, s
   AVA_CO_TRY_VOID(state->sync());
   // Someone renewed the credentials since this request was sent.
   if (const auto now = state->header(); !now.empty() && now != sent) co_return Result<void>{};
+  const auto* current = state->credentials();
+  if (!needs_person(state->config)) {
+    // Nobody to wait for: the grant runs now, with the scope asked for.
+    std::string scope = challenge.scope;
+    if (step_up && current != nullptr) scope = oauth::scope_union(current->scope, scope);
+    co_return co_await login_on_strand(state, std::move(scope));
+  }
   // A 401 first tries a refresh, unless the token refused is already the
   // product of one: then only a sign-in helps.
-  const auto* current = state->credentials();
   if (!step_up && current != nullptr && !current->refresh_token.empty() &&
       !current->access_token.empty() && sent != state->refused_after_refresh) {
     if (auto refreshed = co_await refresh_once(state); refreshed) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "ava/base/json.hpp"
 #include "ava/base/log.hpp"
 #include "ava/base/text.hpp"
+#include "ava/oauth/jwt.hpp"
 #include "oauth/internal.hpp"
 
 namespace ava::oauth {
@@ -24,20 +26,6 @@ bool supports(const json& metadata, const char* field, std::string_view value) {
   if (!list.is_array()) return false;
   return std::ranges::any_of(
       list, [&](const json& item) { return item.is_string() && item.get<std::string>() == value; });
-}
-
-// RFC 8414: without token_endpoint_auth_methods_supported the default is
-// client_secret_basic. A client with a secret prefers basic, then post.
-std::string pick_auth_method(const json& metadata, bool has_secret) {
-  if (!has_secret) return "none";
-  if (!metadata.contains("token_endpoint_auth_methods_supported")) return "client_secret_basic";
-  if (supports(metadata, "token_endpoint_auth_methods_supported", "client_secret_basic")) {
-    return "client_secret_basic";
-  }
-  if (supports(metadata, "token_endpoint_auth_methods_supported", "client_secret_post")) {
-    return "client_secret_post";
-  }
-  return "none";
 }
 
 // What Ava asks to be registered as: a native app with a loopback redirect.
@@ -59,7 +47,31 @@ json registration_request(const OAuthConfig& config, const json& metadata,
   return body;
 }
 
+// RFC 7523 §3: iss and sub are the client, aud the authorization server;
+// short-lived and unique so a captured assertion is of little use.
+json assertion_claims(const std::string& client_id, const std::string& audience) {
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  return json{{"iss", client_id}, {"sub", client_id}, {"aud", audience},
+              {"iat", now},       {"exp", now + 300}, {"jti", random_token(16)}};
+}
+
 }  // namespace
+
+// RFC 8414: without token_endpoint_auth_methods_supported the default is
+// client_secret_basic. A client with a secret prefers basic, then post.
+std::string pick_auth_method(const json& metadata, bool has_secret) {
+  if (!has_secret) return "none";
+  if (!metadata.contains("token_endpoint_auth_methods_supported")) return "client_secret_basic";
+  if (supports(metadata, "token_endpoint_auth_methods_supported", "client_secret_basic")) {
+    return "client_secret_basic";
+  }
+  if (supports(metadata, "token_endpoint_auth_methods_supported", "client_secret_post")) {
+    return "client_secret_post";
+  }
+  return "none";
+}
 
 std::optional<long long> parse_expires_in(const json& answer) {
   const auto found = base::json_field<json>(answer, "expires_in");
@@ -147,13 +159,13 @@ asio::awaitable<Result<ClientChoice>> choose_client(const OAuthConfig& config,
   co_return chosen;
 }
 
-asio::awaitable<Result<TokenAnswer>> token_request(transport::HttpClientOptions options,
-                                                   json server_metadata, ClientChoice client,
-                                                   Params params) {
-  const auto endpoint = base::json_value(server_metadata, "token_endpoint", "");
-  // Checked again here: credentials stored by an older Ava carry metadata
-  // that was never held to the endpoint rules.
-  AVA_CO_TRY_VOID(check_endpoint("token_endpoint", endpoint));
+asio::awaitable<Result<json>> post_token_form(transport::HttpClientOptions options,
+                                              std::string endpoint, std::string field,
+                                              ClientChoice client, Params params,
+                                              std::string audience) {
+  // Checked here, at every use: credentials stored by an older Ava carry
+  // metadata that was never held to the endpoint rules.
+  AVA_CO_TRY_VOID(check_endpoint(field, endpoint));
   transport::HttpRequest request{.method = "POST", .url = endpoint, .headers = {}, .body = {}};
   request.headers.push_back({"Content-Type", "application/x-www-form-urlencoded"});
   request.headers.push_back({"Accept", "application/json"});
@@ -166,18 +178,40 @@ asio::awaitable<Result<TokenAnswer>> token_request(transport::HttpClientOptions 
     params.emplace_back("client_id", client.client_id);
     if (client.auth_method == "client_secret_post") {
       params.emplace_back("client_secret", client.client_secret);
+    } else if (client.auth_method == "private_key_jwt") {
+      AVA_CO_TRY(auto assertion,
+                 sign_jwt(client.private_key_pem, client.signing_algorithm, json::object(),
+                          assertion_claims(client.client_id, audience)));
+      params.emplace_back("client_assertion_type",
+                          "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+      params.emplace_back("client_assertion", std::move(assertion));
     }
   }
   request.body = base::form_encode(params);
   AVA_CO_TRY(auto response, co_await http_send(std::move(options), std::move(request)));
-  const json answer = parse_document(response.body).value_or(json());
-  const auto access_token = base::json_field<std::string>(answer, "access_token");
-  if (response.status != 200 || !access_token) {
+  json answer = parse_document(response.body).value_or(json());
+  if (response.status != 200 || !answer.is_object()) {
     const auto code = base::json_value(answer, "error", "");
     co_return fail(
         ErrorCode::protocol,
         fmt::format("token request at {} failed (HTTP {}){}{}", base::redact_url(endpoint),
                     response.status, code.empty() ? "" : ": ", base::redact(code.substr(0, 100))));
+  }
+  co_return answer;
+}
+
+asio::awaitable<Result<TokenAnswer>> token_request(transport::HttpClientOptions options,
+                                                   json server_metadata, ClientChoice client,
+                                                   Params params) {
+  const auto endpoint = base::json_value(server_metadata, "token_endpoint", "");
+  const auto issuer = base::json_value(server_metadata, "issuer", "");
+  auto posted = co_await post_token_form(std::move(options), endpoint, "token_endpoint",
+                                         std::move(client), std::move(params), issuer);
+  AVA_CO_TRY(const auto answer, std::move(posted));
+  const auto access_token = base::json_field<std::string>(answer, "access_token");
+  if (!access_token || access_token->empty()) {
+    co_return fail(ErrorCode::protocol, fmt::format("the token answer of {} has no access_token",
+                                                    base::redact_url(endpoint)));
   }
   const auto type = base::json_value(answer, "token_type", "Bearer");
   if (base::ascii_lower(type) != "bearer") {

@@ -77,8 +77,13 @@ bool resource_covers(std::string_view resource, std::string_view server_url);
 struct ClientChoice {
   std::string client_id;
   std::string client_secret;
-  std::string auth_method;
+  std::string auth_method;        // none, client_secret_basic, client_secret_post, private_key_jwt
+  std::string private_key_pem;    // private_key_jwt
+  std::string signing_algorithm;  // private_key_jwt; empty: the key's own
 };
+// RFC 8414 defaults: client_secret_basic unless the metadata lists only
+// client_secret_post; "none" without a secret.
+std::string pick_auth_method(const nlohmann::json& metadata, bool has_secret);
 // Pre-registered, a client ID metadata document, or dynamic registration.
 boost::asio::awaitable<Result<ClientChoice>> choose_client(const OAuthConfig& config,
                                                            const Discovery& found,
@@ -96,11 +101,27 @@ struct TokenAnswer {
   std::string scope;
   std::optional<long long> expires_in;
 };
-// A token request (grant and its parameters in `params`), authenticated as
-// the client's method says. protocol error with the server's `error` code.
+// A form POST to a token endpoint (`field` names it in errors),
+// authenticated as the client's method says; a private_key_jwt assertion
+// is made for `audience`. The answer's JSON object when it is 200;
+// protocol error with the server's `error` code otherwise.
+boost::asio::awaitable<Result<nlohmann::json>> post_token_form(transport::HttpClientOptions options,
+                                                               std::string endpoint,
+                                                               std::string field,
+                                                               ClientChoice client, Params params,
+                                                               std::string audience);
+// A token request (grant and its parameters in `params`) at the server's
+// token endpoint, answered with a Bearer token.
 boost::asio::awaitable<Result<TokenAnswer>> token_request(transport::HttpClientOptions options,
                                                           nlohmann::json server_metadata,
                                                           ClientChoice client, Params params);
+
+// --- grants without a person (machine.cpp) ---
+// client_credentials or cross_app_access as `config.grant` says, against
+// the discovered authorization server, for `scope` (may be empty).
+boost::asio::awaitable<Result<TokenAnswer>> machine_grant(const OAuthConfig& config,
+                                                          const Discovery& found,
+                                                          std::string scope);
 
 // --- loopback redirect (oauth_redirect.cpp) ---
 // Listens on 127.0.0.1 (ephemeral port) for the browser's redirect to

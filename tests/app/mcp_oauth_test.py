@@ -21,7 +21,15 @@ is needed until the server is added with `--client-id`/`--client-secret`,
 then signs in as that client (the secret never printed); changing the
 client id drops the sign-in.
 
-    mcp_oauth_test.py AVA AVA_BACKEND FAKE_PROVIDER OAUTH_SERVER_PY [sign_in|preregistered|hostile_metadata]
+With `machine_grants`, servers get their tokens without a person: the
+client_credentials grant (`--client-credentials`), refused before anything
+is sent when the authorization server is not the configured `--issuer`,
+and cross-app access (`--cross-app-access`: the ID token from a file,
+exchanged at the identity provider for an ID-JAG, then for a token), used
+by `ava mcp test` and by the backend's agents; bad settings are usage
+errors.
+
+    mcp_oauth_test.py AVA AVA_BACKEND FAKE_PROVIDER OAUTH_SERVER_PY [sign_in|preregistered|hostile_metadata|machine_grants]
 """
 
 import json
@@ -98,10 +106,10 @@ def cli_login(home, name="secure"):
     check("Signed in to MCP server %s" % name in out, out)
 
 
-def call_whoami(server, conversation, turns):
+def call_whoami(server, conversation, turns, name="secure"):
     stream = EventStream(server, "/api/conversations/%s/events" % conversation)
     server.ok("POST", "/api/conversations/%s/input" % conversation,
-              {"text": "tool: mcp__secure__whoami {}"}, expect=(202,))
+              {"text": "tool: mcp__%s__whoami {}" % name}, expect=(202,))
     events = stream.wait_until(count_turn_ends(turns), what="turn_end %d" % turns)
     stream.close()
     check_paired(events, conversation)
@@ -194,7 +202,106 @@ def hostile_metadata():
     return 0
 
 
+def machine_grants():
+    id_token = "idt-" + os.urandom(8).hex()
+    auth = AuthServer("--preregistered", "m2m-client:m2m-s3cret", "--no-registration",
+                      "--id-token", id_token)
+    fake = FakeProvider(FAKE)
+    home = Home(fake)
+    server = None
+    try:
+        url = auth.base + "/mcp"
+        client = ["--url", url, "--client-id", "m2m-client", "--client-secret", "m2m-s3cret"]
+        garbage_key = os.path.join(home.root, "garbage.pem")
+        with open(garbage_key, "w") as f:
+            f.write("-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n")
+        # Settings that cannot work are refused when added.
+        for bad, said in [(["--client-credentials", "--url", url, "--client-id", "x"],
+                           "secret or a private key"),
+                          (["--cross-app-access", *client], "idpTokenEndpoint"),
+                          (["--client-credentials", "--cross-app-access", *client], "not both"),
+                          (["--scope", "mcp:read", *client], "client_credentials"),
+                          (["--client-credentials", "--private-key-file", garbage_key, "--url",
+                            url, "--client-id", "x"], "not an unencrypted PEM private key"),
+                          (["--client-credentials", "--private-key-file", FAKE, "--url", url,
+                            "--client-id", "x"], "--private-key-file")]:
+            refused = ava(home, "mcp", "add", "bad", *bad)
+            check(refused.returncode == 2 and said in refused.stderr,
+                  "%s: %d %s" % (bad, refused.returncode, refused.stderr))
+
+        added = ava(home, "mcp", "add", "m2m", *client, "--client-credentials",
+                    "--scope", "mcp:read")
+        check(added.returncode == 0, added.stderr)
+        tested = ava(home, "mcp", "test", "m2m", "--json")
+        check(tested.returncode == 0, tested.stdout + tested.stderr)
+        check([t["name"] for t in json.loads(tested.stdout)["tools"]] == ["whoami"], tested.stdout)
+        state = auth.state()
+        check(state["client_credentials"] >= 1 and state["authorizations"] == 0, state)
+        entry = [s for s in json.loads(ava(home, "mcp", "list", "--json").stdout)["servers"]
+                 if s["name"] == "m2m"][0]
+        check(entry["oauth"] == {"clientId": "m2m-client", "clientSecret": "<redacted>",
+                                 "grant": "client_credentials", "scope": "mcp:read"}, entry)
+        check("client_credentials" in ava(home, "mcp", "list").stdout, "plain list")
+
+        # The client's secret goes to no authorization server but its own.
+        before = auth.state()["client_credentials"]
+        pinned = ava(home, "mcp", "add", "pinned", *client, "--client-credentials",
+                     "--issuer", "https://login.example.com")
+        check(pinned.returncode == 0, pinned.stderr)
+        refused = ava(home, "mcp", "test", "pinned", "--timeout", "10000")
+        check(refused.returncode != 0 and "login.example.com" in refused.stderr,
+              refused.stdout + refused.stderr)
+        check(auth.state()["client_credentials"] == before, "a token was requested anyway")
+
+        # Cross-app access: the ID token is read from its file at each exchange.
+        token_file = os.path.join(home.root, "id-token")
+        added = ava(home, "mcp", "add", "xaa", *client, "--cross-app-access",
+                    "--idp-token-endpoint", auth.base + "/idp/token", "--idp-client-id",
+                    "idp-client", "--id-token-file", token_file)
+        check(added.returncode == 0, added.stderr)
+        missing = ava(home, "mcp", "test", "xaa", "--timeout", "10000")
+        check(missing.returncode != 0 and "id-token" in missing.stderr, missing.stderr)
+        with open(token_file, "w") as f:
+            f.write(id_token + "\n")
+        tested = ava(home, "mcp", "test", "xaa", "--json")
+        check(tested.returncode == 0, tested.stdout + tested.stderr)
+        state = auth.state()
+        check(state["idp_exchanges"] >= 1 and state["jwt_bearer"] >= 1, state)
+
+        # The backend's agents get tokens the same way, with nobody to ask.
+        server = Server(home, [BACKEND, "--port", "0"])
+        project = server.ok("POST", "/api/projects", {"path": home.project})
+        conversation = server.ok("POST", "/api/conversations",
+                                 {"projectId": project["id"], "title": "m2m"})["id"]
+        first = call_whoami(server, conversation, 1, "m2m")
+        check(first["status"] == "ok" and "client m2m-client scope mcp:read" in result_text(first),
+              first)
+        second = call_whoami(server, conversation, 2, "xaa")
+        check(second["status"] == "ok" and "client m2m-client" in result_text(second), second)
+        state = auth.state()
+        check(state["errors"] == [], "the authorization server saw: %s" % state["errors"])
+        check(state["authorizations"] == 0 and state["registrations"] == 0, state)
+        server.stop()
+        logs = server.log_text()
+        for secret in [id_token, "m2m-s3cret", *auth.tokens()]:
+            check(secret not in logs, "a secret is in the backend's log")
+        print("ok   mcp_oauth machine_grants")
+        return 0
+    except Exception:
+        if server is not None:
+            sys.stderr.write("--- server log\n" + server.log_text() + "\n")
+        raise
+    finally:
+        if server is not None:
+            server.stop()
+        fake.stop()
+        auth.stop()
+        home.cleanup()
+
+
 def main():
+    if SCENARIO == "machine_grants":
+        return machine_grants()
     if SCENARIO == "preregistered":
         return preregistered()
     if SCENARIO == "hostile_metadata":

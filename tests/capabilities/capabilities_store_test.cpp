@@ -422,6 +422,100 @@ TEST_CASE("a pre-registered OAuth client is kept, redacted, and owns its sign-in
         std::string::npos);
 }
 
+TEST_CASE("machine grants are read from mcpServers JSON, kept, redacted and checked",
+          "[capabilities][capabilities][oauth]") {
+  test::TempDir dir;
+  auto home = base::Home::at(dir.path());
+  REQUIRE(home);
+  auto store = capabilities::CapabilitiesStore::open(*home);
+  REQUIRE(store);
+  const json xaa = {{"url", "https://mcp.example/mcp"},
+                    {"oauth",
+                     {{"clientId", "ava"},
+                      {"clientSecret", "as-s3cret"},
+                      {"grant", "cross_app_access"},
+                      {"scope", "mcp:read"},
+                      {"issuer", "https://as.example"},
+                      {"idpTokenEndpoint", "https://idp.example/token"},
+                      {"idpClientId", "ava-at-idp"},
+                      {"idpClientSecret", "idp-s3cret"},
+                      {"idTokenFile", "/run/user/1000/id-token"}}}};
+  auto entry = capabilities::entry_from_json("xaa", xaa);
+  REQUIRE(entry);
+  CHECK(entry->oauth_grant.grant == "cross_app_access");
+  CHECK(entry->oauth_grant.idp_client_secret == "idp-s3cret");
+  REQUIRE(store->add_server(*entry, false));
+  auto stored = store->server("xaa");
+  REQUIRE(stored);
+  REQUIRE(stored->has_value());
+  CHECK((*stored)->oauth_grant == entry->oauth_grant);
+  const auto shown = protocol::to_json(capabilities::server_view(**stored, false));
+  CHECK(shown["oauth"]["idpClientSecret"] == "<redacted>");
+  CHECK(shown["oauth"]["idTokenFile"] == "/run/user/1000/id-token");
+  CHECK(shown.dump().find("s3cret") == std::string::npos);
+  CHECK(protocol::to_json(capabilities::server_view(**stored, true))["oauth"] == xaa["oauth"]);
+
+  // Another grant or authorization server drops the tokens kept.
+  capabilities::StoredCredentials credentials(*home);
+  REQUIRE(credentials.save("xaa", signed_in_as("at-1"), 0));
+  auto same = **stored;
+  same.oauth_grant.scope = "mcp:write";
+  REQUIRE(store->add_server(same, true));
+  CHECK(credentials.signed_in("xaa").value());
+  same.oauth_grant.issuer = "https://other.example";
+  REQUIRE(store->add_server(same, true));
+  CHECK_FALSE(credentials.signed_in("xaa").value());
+  CHECK(capabilities::fingerprint(same) != capabilities::fingerprint(**stored));
+
+  // What each grant needs, and nothing of one grant in another.
+  auto refused = [&](json oauth, std::string_view said) {
+    auto changed = xaa;
+    changed["oauth"] = std::move(oauth);
+    auto parsed = capabilities::entry_from_json("bad", changed);
+    REQUIRE_FALSE(parsed);
+    INFO(parsed.error().message);
+    CHECK(parsed.error().message.find(said) != std::string::npos);
+  };
+  refused({{"clientId", "ava"}, {"grant", "password"}}, "not supported");
+  refused({{"clientId", "ava"}, {"grant", 7}}, "grant must be a string");
+  refused({{"grant", "client_credentials"}, {"clientSecret", "s"}}, "needs its client id");
+  refused({{"clientId", "ava"}, {"grant", "client_credentials"}}, "secret or a private key");
+  refused({{"clientId", "ava"}, {"clientSecret", "s"}, {"scope", "x"}}, "are for the");
+  refused({{"clientId", "ava"},
+           {"clientSecret", "s"},
+           {"grant", "client_credentials"},
+           {"idTokenFile", "/x"}},
+          "cross_app_access grant");
+  refused({{"clientId", "ava"},
+           {"clientSecret", "s"},
+           {"grant", "client_credentials"},
+           {"privateKey", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"}},
+          "not both");
+  refused({{"clientId", "ava"},
+           {"grant", "client_credentials"},
+           {"privateKey", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"}},
+          "not an unencrypted PEM");
+  refused({{"clientId", "ava"},
+           {"clientSecret", "s"},
+           {"grant", "client_credentials"},
+           {"issuer", "javascript:alert(1)"}},
+          "https URL");
+  refused({{"clientId", "ava"},
+           {"grant", "cross_app_access"},
+           {"idpTokenEndpoint", "https://idp.example/token"},
+           {"idpClientId", "c"},
+           {"idTokenFile", "relative/token"}},
+          "absolute path");
+  refused({{"clientId", "ava"},
+           {"clientSecret", "s"},
+           {"grant", "client_credentials"},
+           {"scope", "a\r\nb"}},
+          "single lines");
+  auto stdio = stdio_entry("local");
+  stdio.oauth_grant.grant = "client_credentials";
+  CHECK_FALSE(capabilities::validate(stdio));
+}
+
 TEST_CASE("a stdio server's sandbox is read, kept, shown and part of its configuration",
           "[capabilities][capabilities][sandbox]") {
   test::TempDir dir;

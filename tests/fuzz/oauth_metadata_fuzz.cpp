@@ -20,7 +20,9 @@
 // expires_in is within [0, max_expires_in]; scope_union keeps each word
 // once, the first list's first; form_encode/parse_query round-trip, and a
 // percent-encoded value decodes to itself (NUL refused); credentials round-trip through
-// to_json.
+// to_json. The bytes are also a PEM private key (jwt.hpp): refused or
+// usable for signing, never a passphrase prompt.
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <string>
@@ -31,6 +33,7 @@
 #include "ava/base/json.hpp"
 #include "ava/base/text.hpp"
 #include "ava/base/url_encoding.hpp"
+#include "ava/oauth/jwt.hpp"
 #include "ava/transport/url.hpp"
 #include "fuzz/fuzz_check.hpp"
 #include "oauth/internal.hpp"
@@ -158,6 +161,21 @@ void check_query(std::string_view text) {
 
 }  // namespace
 
+// A configured private key (from the API or an imported mcpServers file):
+// read without a passphrase prompt within the size bound; a key that is
+// accepted signs, and its JWT has three base64url parts.
+void check_private_key(std::string_view text) {
+  const auto algorithm = oauth::signing_algorithm(text, "");
+  if (!algorithm) {
+    FUZZ_CHECK(algorithm.error().message.find(text) == std::string::npos || text.size() < 8);
+    return;
+  }
+  FUZZ_CHECK(text.size() <= oauth::max_private_key_bytes);
+  const auto jwt = oauth::sign_jwt(text, *algorithm, json::object(), json{{"iss", "c"}});
+  FUZZ_CHECK(jwt.has_value());
+  FUZZ_CHECK(std::count(jwt->begin(), jwt->end(), '.') == 2);
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = ava::fuzz::as_text(data, size);
   if (const auto doc = oauth::parse_document(text); doc && doc->is_object()) check_metadata(*doc);
@@ -169,5 +187,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_scopes(challenge.scope, text);
 
   check_query(text);
+  check_private_key(text);
   return 0;
 }

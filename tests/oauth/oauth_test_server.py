@@ -16,6 +16,13 @@ It checks what a correct client must do and records every violation in
 /control/hold-refresh makes the next refresh wait until /control/release,
 so a test can sign out while a refresh is in flight.
 
+Grants without a person: client_credentials (client_secret_post, a token
+without a refresh token) and cross-app access (SEP-990): /idp/token is an
+identity provider that trades the ID token given with --id-token (for
+client idp-client) for an ID-JAG; /as/token takes that ID-JAG with the
+jwt-bearer grant only when its audience is this issuer and its resource
+this MCP server.
+
 With --preregistered CLIENT_ID:SECRET it knows that client from the start
 (with a loopback redirect, any port) and, with --no-registration, offers no
 dynamic registration at all: a client must be configured with that id.
@@ -44,6 +51,10 @@ def option(name):
 # javascript:..., or an issuer that is not the one the metadata is for.
 AUTHORIZATION_ENDPOINT = option("--authorization-endpoint")
 ISSUER = option("--issuer")
+ID_TOKEN = option("--id-token")
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
 LOCK = threading.Lock()
 RELEASE = threading.Event()
 STATE = {
@@ -55,6 +66,10 @@ STATE = {
     "authorizations": 0,
     "code_exchanges": 0,
     "refreshes": 0,
+    "client_credentials": 0,
+    "idp_exchanges": 0,
+    "jwt_bearer": 0,
+    "jags": {},  # ID-JAG -> {audience, resource, client_id}
     "hold_refresh": False,
     "refresh_waiting": False,
     "errors": [],
@@ -117,7 +132,8 @@ class Handler(BaseHTTPRequestHandler):
                 "token_endpoint": issuer + "/token",
                 **({} if NO_REGISTRATION else {"registration_endpoint": issuer + "/register"}),
                 "response_types_supported": ["code"],
-                "grant_types_supported": ["authorization_code", "refresh_token"],
+                "grant_types_supported": ["authorization_code", "refresh_token",
+                                          "client_credentials", JWT_BEARER],
                 "code_challenge_methods_supported": ["S256"],
                 "token_endpoint_auth_methods_supported": ["client_secret_post"],
             })
@@ -174,6 +190,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.register(json.loads(body or "{}"))
         if url.path == "/as/token":
             return self.token(dict(urllib.parse.parse_qsl(body)))
+        if url.path == "/idp/token":
+            return self.idp_token(dict(urllib.parse.parse_qsl(body)))
         if url.path == "/control/hold-refresh":
             RELEASE.clear()
             with LOCK:
@@ -244,21 +262,61 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 STATE["refreshes"] += 1
             return self.issue(form["client_id"], known["scope"])
+        if grant == "client_credentials":
+            with LOCK:
+                STATE["client_credentials"] += 1
+            return self.issue(form["client_id"], form.get("scope", ""), refresh=False)
+        if grant == JWT_BEARER:
+            with LOCK:
+                jag = STATE["jags"].pop(form.get("assertion", ""), None)
+            if jag is None:
+                error("token: unknown or reused ID-JAG")
+                return self.send(400, {"error": "invalid_grant"})
+            if jag["audience"] != self.base + "/as" or jag["resource"] != self.base + "/mcp":
+                error("token: ID-JAG for %r / %r" % (jag["audience"], jag["resource"]))
+                return self.send(400, {"error": "invalid_grant"})
+            with LOCK:
+                STATE["jwt_bearer"] += 1
+            return self.issue(form["client_id"], form.get("scope", ""), refresh=False)
         return self.send(400, {"error": "unsupported_grant_type"})
 
-    def issue(self, client_id, scope):
+    def idp_token(self, form):
+        """RFC 8693 at the identity provider: the ID token for an ID-JAG."""
+        wanted = {"grant_type": TOKEN_EXCHANGE, "requested_token_type": ID_JAG,
+                  "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+                  "client_id": "idp-client"}
+        for key, value in wanted.items():
+            if form.get(key) != value:
+                error("idp: %s is %r" % (key, form.get(key)))
+                return self.send(400, {"error": "invalid_request"})
+        if ID_TOKEN is None or form.get("subject_token") != ID_TOKEN:
+            error("idp: unknown ID token")
+            return self.send(400, {"error": "invalid_grant"})
+        jag = "jag-" + secrets.token_urlsafe(12)
+        with LOCK:
+            STATE["idp_exchanges"] += 1
+            STATE["jags"][jag] = {"audience": form.get("audience"),
+                                  "resource": form.get("resource")}
+            STATE["issued"].append(jag)
+        return self.send(200, {"access_token": jag, "issued_token_type": ID_JAG,
+                               "token_type": "N_A"})
+
+    def issue(self, client_id, scope, refresh=True):
         access = "at-" + secrets.token_urlsafe(12)
-        refresh = "rt-" + secrets.token_urlsafe(12)
+        answer = {"access_token": access, "token_type": "Bearer", "expires_in": 1,
+                  "scope": scope}
         with LOCK:
             STATE["access"][access] = {"client_id": client_id, "scope": scope}
-            STATE["refresh"][refresh] = {"client_id": client_id, "scope": scope}
-            STATE["issued"] += [access, refresh]
+            STATE["issued"].append(access)
             STATE["token_clients"].append(client_id)
+            if refresh:
+                answer["refresh_token"] = "rt-" + secrets.token_urlsafe(12)
+                STATE["refresh"][answer["refresh_token"]] = {"client_id": client_id,
+                                                             "scope": scope}
+                STATE["issued"].append(answer["refresh_token"])
         # Advertised as expiring at once so the client refreshes before every
         # use; the resource server keeps accepting it (no clock in the test).
-        return self.send(200, {"access_token": access, "token_type": "Bearer", "expires_in": 1,
-                               "refresh_token": refresh, "scope": scope},
-                         {"Cache-Control": "no-store"})
+        return self.send(200, answer, {"Cache-Control": "no-store"})
 
     def mcp(self, body):
         auth = self.headers.get("Authorization", "")

@@ -18,6 +18,25 @@
 // Desktop's config) it is imported from. See docs/mcp.md#configuration.
 namespace ava::capabilities {
 
+// How an HTTP server's tokens are obtained when no person signs in
+// (docs/mcp.md#machine-to-machine-and-enterprise-sign-in). All empty: the
+// browser sign-in.
+struct McpOAuthGrant {
+  std::string grant;              // "", "client_credentials" or "cross_app_access"
+  std::string private_key;        // PEM: private_key_jwt instead of the secret (secret)
+  std::string signing_algorithm;  // ES256, ES384, RS256, PS256; empty: the key's own
+  std::string scope;              // asked for; empty: what the server names
+  std::string issuer;             // the only authorization server the client is used with
+  // cross_app_access: the enterprise identity provider (RFC 8693 exchange)
+  std::string idp_token_endpoint;
+  std::string idp_client_id;
+  std::string idp_client_secret;  // secret
+  std::string id_token_file;      // absolute; the user's ID token, kept fresh by an SSO tool
+
+  bool empty() const;
+  bool operator==(const McpOAuthGrant&) const = default;
+};
+
 struct McpServerEntry {
   std::string name;  // [A-Za-z0-9_-], at most 48, no "__": the middle of the tool names
   std::string transport = "stdio";  // "stdio" or "http"
@@ -40,6 +59,7 @@ struct McpServerEntry {
   // dynamic registration; empty: Ava registers itself at sign-in.
   std::string oauth_client_id;
   std::string oauth_client_secret;  // secret, as env; empty for a public client
+  McpOAuthGrant oauth_grant;
   // Offered to agents in every project unless a project says otherwise.
   bool enabled = true;
   std::map<std::string, bool> projects;  // canonical project folder -> enabled there
@@ -66,6 +86,13 @@ std::string fingerprint(const McpServerEntry& entry);
 protocol::McpServer server_view(const McpServerEntry& entry, bool show_secrets);
 // The API's POST body (also the mcpServers entry shape plus "name").
 Result<McpServerEntry> entry_from_json(const std::string& name, const nlohmann::json& json);
+
+// The machine-grant fields of an entry's "oauth" object (grant, privateKey,
+// signingAlgorithm, scope, issuer, idpTokenEndpoint, idpClientId,
+// idpClientSecret, idTokenFile), empty ones left out; secrets included.
+nlohmann::json grant_json(const McpOAuthGrant& grant);
+// invalid_argument naming a field that is not a string.
+Result<McpOAuthGrant> grant_from_json(const nlohmann::json& oauth);
 
 // Every server of an mcpServers document: {"mcpServers": {...}} at the top,
 // and, as ~/.claude.json has them, {"projects": {DIR: {"mcpServers": ...}}}

@@ -92,6 +92,30 @@ using UrlOpener = std::function<boost::asio::awaitable<Result<void>>(std::string
 UrlOpener browser_opener();
 UrlOpener http_get_opener(const transport::HttpClientOptions& options);
 
+// How a server's tokens are obtained. authorization_code: a person signs
+// in through the browser. The others need nobody (docs/mcp.md#machine-to-
+// machine-and-enterprise-sign-in): a 401 or an expiring token just runs the
+// grant again.
+enum class Grant {
+  authorization_code,
+  client_credentials,  // OAuth 2.1 §4.2: the client's own credentials
+  cross_app_access,    // SEP-990: an IdP's ID token -> ID-JAG -> access token
+};
+std::string_view to_string(Grant grant);
+// "authorization_code" (or empty), "client_credentials", "cross_app_access".
+Result<Grant> parse_grant(std::string_view text);
+
+// Cross-app access (SEP-990): the enterprise identity provider that trades
+// the user's ID token for an identity assertion grant (RFC 8693).
+struct IdentityProvider {
+  std::string token_endpoint;  // https (or loopback http)
+  std::string client_id;       // Ava's client at the IdP
+  std::string client_secret;   // empty: client_id in the body
+  // The user's current ID token (e.g. read from the file an SSO tool keeps
+  // fresh); asked for at every exchange, never stored by Ava.
+  std::function<Result<std::string>()> id_token;
+};
+
 struct OAuthConfig {
   std::string server_name;  // key in the credential store
   std::string server_url;   // the MCP endpoint
@@ -103,6 +127,18 @@ struct OAuthConfig {
   std::string auth_method;          // empty: chosen from the server's metadata
   std::string client_metadata_url;  // an https URL serving the client's metadata
   std::string client_name = "Ava";
+  Grant grant = Grant::authorization_code;
+  // private_key_jwt (RFC 7523 §2.2): with a key, the client authenticates
+  // at the token endpoint with a JWT it signs instead of a secret.
+  std::string private_key_pem;
+  std::string signing_algorithm;  // empty: the key's own (jwt.hpp)
+  std::string scope;              // machine grants: asked for; empty: as discovered
+  // The authorization server (issuer) the client credentials belong to.
+  // Empty: the first one that issued a token, kept with the credentials.
+  // Machine grants refuse any other, so a server cannot send Ava's secret,
+  // key assertion or ID token to an authorization server of its choosing.
+  std::string issuer;
+  IdentityProvider identity_provider;  // cross_app_access
   std::shared_ptr<CredentialStore> store;
   UrlOpener open_url;
   // Set: the browser's redirect goes to this relay's URI, on the machine of

@@ -19,14 +19,35 @@ namespace ava::protocol {
 struct McpOAuthClient {
   std::string client_id;
   std::optional<std::string> client_secret;  // "<redacted>" unless shown on purpose
+  // Machine grants (docs/mcp.md#machine-to-machine-and-enterprise-sign-in).
+  std::optional<std::string> grant;        // "client_credentials" | "cross_app_access"
+  std::optional<std::string> private_key;  // "<redacted>" unless shown on purpose
+  std::optional<std::string> signing_algorithm;
+  std::optional<std::string> scope;
+  std::optional<std::string> issuer;
+  std::optional<std::string> idp_token_endpoint;
+  std::optional<std::string> idp_client_id;
+  std::optional<std::string> idp_client_secret;  // "<redacted>" unless shown on purpose
+  std::optional<std::string> id_token_file;
 };
 template <>
 struct Shape<McpOAuthClient> {
   static constexpr std::string_view name = "McpOAuthClient";
   static constexpr std::string_view doc =
-      "A pre-registered OAuth client of an HTTP server (the secret reads \"<redacted>\")";
-  static constexpr auto fields = std::tuple{field("clientId", &McpOAuthClient::client_id),
-                                            field("clientSecret", &McpOAuthClient::client_secret)};
+      "A pre-registered OAuth client of an HTTP server, and how it gets tokens without a person "
+      "(the secrets and the key read \"<redacted>\")";
+  static constexpr auto fields = std::tuple{
+      field("clientId", &McpOAuthClient::client_id),
+      field("clientSecret", &McpOAuthClient::client_secret),
+      field("grant", &McpOAuthClient::grant, R"("client_credentials" | "cross_app_access")"),
+      field("privateKey", &McpOAuthClient::private_key),
+      field("signingAlgorithm", &McpOAuthClient::signing_algorithm),
+      field("scope", &McpOAuthClient::scope),
+      field("issuer", &McpOAuthClient::issuer),
+      field("idpTokenEndpoint", &McpOAuthClient::idp_token_endpoint),
+      field("idpClientId", &McpOAuthClient::idp_client_id),
+      field("idpClientSecret", &McpOAuthClient::idp_client_secret),
+      field("idTokenFile", &McpOAuthClient::id_token_file)};
 };
 
 // The sandbox a stdio server runs in (docs/permissions.md#mcp-servers).
