@@ -4,6 +4,7 @@
 # check (tests/architecture/check_includes.cmake):
 #
 #   app (the mains) -> cli -> server -> {capabilities, httpd, registry, machine}
+#   cli -> acp -> agent
 #   capabilities -> {agent, mcp, store};  mcp -> {oauth, tool}
 #   agent -> {session, llm, tool} -> {transport, proc, content, base}
 #   desktop -> remote + machine + protocol + transport (never agent)
@@ -14,7 +15,7 @@
 # library: src/app holds the two binaries' mains, and its entry here is for
 # the include check.
 set(AVA_PACKAGE_ORDER
-  base content proc transport llm session tool policy prompts oauth mcp agent recording protocol
+  base content proc transport llm session tool policy prompts oauth mcp agent recording acp protocol
   store automation analytics registry machine service remote ansi httpd capabilities doctor server cli eval desktop)
 
 set(AVA_ALLOWED_base "")
@@ -30,6 +31,8 @@ set(AVA_ALLOWED_oauth transport base)
 set(AVA_ALLOWED_mcp oauth tool proc transport base)
 set(AVA_ALLOWED_agent session llm tool policy prompts proc content base)
 set(AVA_ALLOWED_recording llm session content base)
+# the Agent Client Protocol bridge: editors' sessions as conversations.
+set(AVA_ALLOWED_acp agent session llm content base)
 set(AVA_ALLOWED_protocol base)
 set(AVA_ALLOWED_store base)
 set(AVA_ALLOWED_automation store base)
@@ -45,7 +48,7 @@ set(AVA_ALLOWED_httpd machine protocol transport base)
 set(AVA_ALLOWED_capabilities agent mcp oauth protocol proc store tool base)
 set(AVA_ALLOWED_doctor capabilities machine llm proc base)
 set(AVA_ALLOWED_server analytics automation capabilities httpd registry machine agent recording policy prompts protocol session llm oauth proc transport base)
-set(AVA_ALLOWED_cli ansi transport server analytics automation capabilities doctor machine service remote mcp oauth agent recording policy prompts session llm proc base)
+set(AVA_ALLOWED_cli acp ansi transport server analytics automation capabilities doctor machine service remote mcp oauth agent recording policy prompts session llm proc base)
 # eval has its own binary (ava-eval); ava and ava-backend never link it.
 set(AVA_ALLOWED_eval recording agent session llm tool proc content base)
 set(AVA_ALLOWED_app cli server eval base)

@@ -36,8 +36,9 @@ struct Subcommand {
   std::string_view name;
   void (*add)(CLI::App&, CliContext&);
 };
-constexpr std::array<Subcommand, 18> subcommands{{
+constexpr std::array<Subcommand, 19> subcommands{{
     {"chat", add_chat_commands},
+    {"acp", add_acp_commands},
     {"session", add_session_commands},
     {"debug", add_debug_commands},
     {"models", add_models_commands},

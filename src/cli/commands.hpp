@@ -81,6 +81,8 @@ void add_settings_commands(CLI::App& cli, CliContext& context);
 void add_skill_commands(CLI::App& cli, CliContext& context);
 // `ava chat [--resume [ID]]` (cmd_chat.cpp): a conversation at the terminal.
 void add_chat_commands(CLI::App& cli, CliContext& context);
+// `ava acp` (cmd_acp.cpp): the Agent Client Protocol on stdin/stdout.
+void add_acp_commands(CLI::App& cli, CliContext& context);
 // `ava -p`: top-level options rather than a subcommand.
 void add_prompt_options(CLI::App& cli, CliContext& context);
 

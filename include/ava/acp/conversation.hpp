@@ -1,0 +1,54 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ava/agent/agent.hpp"
+#include "ava/base/error.hpp"
+#include "ava/session/event.hpp"
+
+// One Ava conversation as the ACP bridge drives it, wherever its agent
+// runs: in this process, or in the backend that owns the home (the entry
+// point decides, as `ava chat` does). What the conversation reports is
+// queued; the bridge takes it with next().
+namespace ava::acp {
+
+// What input started is over (its turn ended, or a command was answered).
+struct TurnDone {};
+using ConversationItem = std::variant<session::Event, agent::LiveEvent, TurnDone>;
+
+class Conversation {
+ public:
+  virtual ~Conversation() = default;
+
+  virtual std::string id() = 0;
+  virtual std::filesystem::path cwd() = 0;
+  // The durable log so far (session/load replays it).
+  virtual Result<std::vector<session::Event>> history() = 0;
+  // Sends input; a TurnDone is queued once what it started is over.
+  virtual Result<void> send(const std::string& text) = 0;
+  virtual Result<void> abort() = 0;
+  virtual Result<void> decide(const std::string& approval_id,
+                              const agent::ApprovalAnswer& answer) = 0;
+  // The next item, or nullopt after `timeout`.
+  virtual std::optional<ConversationItem> next(std::chrono::milliseconds timeout) = 0;
+};
+
+struct OpenRequest {
+  std::filesystem::path cwd;  // absolute, from the client
+  std::string session_id;     // empty: a new conversation
+};
+
+// Opens conversations for the bridge; an error is answered to the client.
+class ConversationOpener {
+ public:
+  virtual ~ConversationOpener() = default;
+  virtual Result<std::unique_ptr<Conversation>> open(const OpenRequest& request) = 0;
+};
+
+}  // namespace ava::acp

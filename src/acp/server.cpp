@@ -1,0 +1,428 @@
+// The ACP agent: JSON-RPC requests from the editor on one thread, one pump
+// thread per session turning the conversation's items into session/update
+// notifications, permission requests and the prompt's answer.
+
+#include "ava/acp/server.hpp"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "ava/acp/prompt.hpp"
+#include "ava/acp/updates.hpp"
+#include "ava/base/json.hpp"
+
+namespace ava::acp {
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// JSON-RPC error codes.
+constexpr int parse_error = -32700;
+constexpr int invalid_request = -32600;
+constexpr int method_not_found = -32601;
+constexpr int invalid_params = -32602;
+constexpr int internal_error = -32603;
+
+class Output {
+ public:
+  explicit Output(std::ostream& out) : out_(out) {}
+  void write(const json& message) {
+    const auto line = message.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::lock_guard lock(mutex_);
+    out_ << line << '\n';
+    out_.flush();
+  }
+  void result(const json& id, json value) {
+    write({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(value)}});
+  }
+  void error(const json& id, int code, const std::string& message) {
+    write({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
+  }
+
+ private:
+  std::ostream& out_;
+  std::mutex mutex_;
+};
+
+struct Session {
+  std::string id;
+  std::unique_ptr<Conversation> conversation;
+  std::thread pump;
+  std::atomic<bool> stopping{false};
+
+  std::mutex mutex;             // guards what follows
+  json prompt_id;               // the running session/prompt's request id; null when none
+  bool cancelled = false;       // session/cancel since it started
+  std::string end_reason;       // of the last turn_end
+  std::string last_error;       // of the last error event
+  std::set<std::string> asked;  // approval ids sent to the editor
+};
+
+// "cancelled", else the turn's end: max_steps is max_turn_requests.
+std::string stop_reason(const std::string& end_reason, bool cancelled) {
+  if (cancelled || end_reason == "aborted" || end_reason == "interrupted") return "cancelled";
+  if (end_reason == "max_steps") return "max_turn_requests";
+  return "end_turn";
+}
+
+class Bridge {
+ public:
+  Bridge(std::ostream& out, ConversationOpener& opener, ServerOptions options)
+      : out_(out), opener_(opener), options_(std::move(options)) {}
+
+  ~Bridge() {
+    std::map<std::string, std::shared_ptr<Session>> sessions;
+    {
+      std::lock_guard lock(sessions_mutex_);
+      sessions.swap(sessions_);
+    }
+    for (auto& [id, session] : sessions) {
+      session->stopping = true;
+      if (session->pump.joinable()) session->pump.join();
+      session->conversation.reset();
+    }
+  }
+
+  // Not decoded: its id is unknown.
+  void too_large() { out_.error(nullptr, parse_error, "message too large"); }
+
+  void handle_line(std::string_view line) {
+    auto parsed = base::parse_json(line, {.max_depth = 64, .max_bytes = max_message_bytes});
+    if (!parsed || !parsed->is_object()) {
+      out_.error(nullptr, parse_error, "not a JSON-RPC message");
+      return;
+    }
+    const json& message = *parsed;
+    const json id = message.contains("id") ? message["id"] : json();
+    if (!message.contains("method")) {
+      answered(message);
+      return;
+    }
+    if (!message["method"].is_string()) {
+      if (!id.is_null()) out_.error(id, invalid_request, "method must be a string");
+      return;
+    }
+    const auto method = message["method"].get<std::string>();
+    const json params = message.value("params", json::object());
+    if (!params.is_object()) {
+      if (!id.is_null()) out_.error(id, invalid_params, "params must be an object");
+      return;
+    }
+    if (!message.contains("id")) {
+      notification(method, params);
+      return;
+    }
+    if (!id.is_string() && !id.is_number_integer()) {
+      out_.error(nullptr, invalid_request, "id must be a string or an integer");
+      return;
+    }
+    request(id, method, params);
+  }
+
+ private:
+  void request(const json& id, const std::string& method, const json& params) {
+    if (method == "initialize") {
+      out_.result(id, initialize_result());
+    } else if (method == "authenticate") {
+      out_.result(id, json::object());  // no auth methods: nothing to do
+    } else if (method == "session/new") {
+      open_session(id, params, false);
+    } else if (method == "session/load") {
+      open_session(id, params, true);
+    } else if (method == "session/prompt") {
+      prompt(id, params);
+    } else {
+      out_.error(id, method_not_found, "method not found: " + method.substr(0, 80));
+    }
+  }
+
+  void notification(const std::string& method, const json& params) {
+    if (method != "session/cancel") return;  // others are ignored, as JSON-RPC asks
+    auto session = find(base::json_value(params, "sessionId", std::string()));
+    if (!session) return;
+    {
+      std::lock_guard lock(session->mutex);
+      if (session->prompt_id.is_null()) return;
+      session->cancelled = true;
+    }
+    (void)session->conversation->abort();
+  }
+
+  json initialize_result() const {
+    return json{
+        {"protocolVersion", protocol_version},
+        {"agentCapabilities",
+         {{"loadSession", true},
+          {"promptCapabilities", {{"image", false}, {"audio", false}, {"embeddedContext", true}}},
+          {"mcpCapabilities", {{"http", false}, {"sse", false}}}}},
+        {"authMethods", json::array()},
+        {"agentInfo", {{"name", "ava"}, {"title", "Ava"}, {"version", options_.version}}}};
+  }
+
+  std::shared_ptr<Session> find(const std::string& id) {
+    std::lock_guard lock(sessions_mutex_);
+    const auto found = sessions_.find(id);
+    return found == sessions_.end() ? nullptr : found->second;
+  }
+
+  void open_session(const json& id, const json& params, bool load) {
+    const auto cwd = base::json_value(params, "cwd", std::string());
+    if (cwd.empty() || !fs::path(cwd).is_absolute()) {
+      out_.error(id, invalid_params, "cwd must be an absolute path");
+      return;
+    }
+    OpenRequest request{.cwd = cwd, .session_id = {}};
+    if (load) {
+      request.session_id = base::json_value(params, "sessionId", std::string());
+      if (request.session_id.empty()) {
+        out_.error(id, invalid_params, "sessionId is required");
+        return;
+      }
+      if (find(request.session_id)) {
+        out_.error(id, invalid_params, "session " + request.session_id + " is already open");
+        return;
+      }
+    }
+    auto opened = opener_.open(request);
+    if (!opened) {
+      out_.error(id, load ? invalid_params : internal_error, opened.error().message);
+      return;
+    }
+    auto session = std::make_shared<Session>();
+    session->conversation = std::move(*opened);
+    session->id = session->conversation->id();
+    std::vector<session::ApprovalRequested> waiting;
+    if (load && !replay(*session, waiting)) {
+      out_.error(id, internal_error, "the conversation's log could not be read");
+      return;
+    }
+    {
+      std::lock_guard lock(sessions_mutex_);
+      sessions_[session->id] = session;
+    }
+    session->pump = std::thread([this, session] { pump(*session); });
+    out_.result(id, load ? json::object() : json{{"sessionId", session->id}});
+    for (const auto& approval : waiting) ask(*session, approval);
+  }
+
+  // session/load: the log as updates, and the approvals still waiting.
+  bool replay(Session& session, std::vector<session::ApprovalRequested>& waiting) {
+    auto history = session.conversation->history();
+    if (!history) return false;
+    UpdateMapper mapper(session.conversation->cwd());
+    std::map<std::string, session::ApprovalRequested> open;
+    for (const auto& event : *history) {
+      for (auto& update : mapper.on_event(event, true)) notify(session.id, std::move(update));
+      if (const auto* asked = std::get_if<session::ApprovalRequested>(&event.body)) {
+        open[asked->approval_id] = *asked;
+      } else if (const auto* decided = std::get_if<session::ApprovalDecided>(&event.body)) {
+        open.erase(decided->approval_id);
+      } else if (const auto* result = std::get_if<session::ToolResult>(&event.body)) {
+        std::erase_if(open,
+                      [&](const auto& item) { return item.second.call_id == result->call_id; });
+      }
+    }
+    for (auto& [approval_id, request] : open) waiting.push_back(std::move(request));
+    return true;
+  }
+
+  void prompt(const json& id, const json& params) {
+    auto session = find(base::json_value(params, "sessionId", std::string()));
+    if (!session) {
+      out_.error(id, invalid_params, "unknown sessionId");
+      return;
+    }
+    auto text = prompt_text(params.value("prompt", json()));
+    if (!text) {
+      out_.error(id, invalid_params, text.error().message);
+      return;
+    }
+    {
+      std::lock_guard lock(session->mutex);
+      if (!session->prompt_id.is_null()) {
+        out_.error(id, invalid_request, "a prompt is already running in this session");
+        return;
+      }
+      session->prompt_id = id;
+      session->cancelled = false;
+      session->end_reason.clear();
+      session->last_error.clear();
+    }
+    if (auto sent = session->conversation->send(*text); !sent) {
+      {
+        std::lock_guard lock(session->mutex);
+        session->prompt_id = nullptr;
+      }
+      out_.error(id, internal_error, sent.error().message);
+    }
+  }
+
+  void notify(const std::string& session_id, json update) {
+    out_.write({{"jsonrpc", "2.0"},
+                {"method", "session/update"},
+                {"params", {{"sessionId", session_id}, {"update", std::move(update)}}}});
+  }
+
+  void pump(Session& session) {
+    UpdateMapper mapper(session.conversation->cwd());
+    while (!session.stopping) {
+      auto item = session.conversation->next(std::chrono::milliseconds(200));
+      if (!item) continue;
+      if (const auto* event = std::get_if<session::Event>(&*item)) {
+        for (auto& update : mapper.on_event(*event, false)) notify(session.id, std::move(update));
+        if (const auto* asked = std::get_if<session::ApprovalRequested>(&event->body)) {
+          ask(session, *asked);
+        } else if (const auto* ended = std::get_if<session::TurnEnded>(&event->body)) {
+          std::lock_guard lock(session.mutex);
+          session.end_reason = std::string(session::to_string(ended->reason));
+        } else if (const auto* error = std::get_if<session::ErrorOccurred>(&event->body)) {
+          std::lock_guard lock(session.mutex);
+          session.last_error = error->message;
+        }
+      } else if (const auto* live = std::get_if<agent::LiveEvent>(&*item)) {
+        for (auto& update : mapper.on_live(*live)) notify(session.id, std::move(update));
+      } else {
+        finish_prompt(session);
+      }
+    }
+  }
+
+  void finish_prompt(Session& session) {
+    json id;
+    std::string reason;
+    bool cancelled = false;
+    std::string error;
+    {
+      std::lock_guard lock(session.mutex);
+      id = std::exchange(session.prompt_id, nullptr);
+      reason = session.end_reason;
+      cancelled = session.cancelled;
+      error = session.last_error;
+    }
+    if (id.is_null()) return;
+    if (reason == "error" && !cancelled) {
+      out_.error(id, internal_error, error.empty() ? "the turn failed" : error);
+      return;
+    }
+    out_.result(id, {{"stopReason", stop_reason(reason, cancelled)}});
+  }
+
+  // session/request_permission for a call that waits for a person; the
+  // editor's choice becomes the conversation's decision.
+  void ask(Session& session, const session::ApprovalRequested& approval) {
+    {
+      std::lock_guard lock(session.mutex);
+      if (!session.asked.insert(approval.approval_id).second) return;
+    }
+    json tool_call = tool_call_update(approval.call_id, approval.tool_name, approval.arguments,
+                                      session.conversation->cwd());
+    tool_call.erase("sessionUpdate");
+    json options =
+        json::array({{{"optionId", "allow_once"}, {"name", "Allow"}, {"kind", "allow_once"}}});
+    const std::string rule = approval.suggested_rules.empty() ? "" : approval.suggested_rules[0];
+    if (!rule.empty()) {
+      options.push_back({{"optionId", "allow_always"},
+                         {"name", "Always allow " + rule + " in this conversation"},
+                         {"kind", "allow_always"}});
+    }
+    options.push_back({{"optionId", "reject_once"}, {"name", "Deny"}, {"kind", "reject_once"}});
+    const auto request_id = next_request_id_++;
+    auto weak = std::weak_ptr<Session>(find(session.id));
+    {
+      std::lock_guard lock(pending_mutex_);
+      pending_[request_id] = [weak, approval_id = approval.approval_id, rule](const json& result) {
+        auto owner = weak.lock();
+        if (!owner) return;
+        const auto outcome = base::json_value(result, "outcome", json::object());
+        const auto chosen = base::json_value(outcome, "optionId", std::string());
+        agent::ApprovalAnswer answer;
+        if (base::json_value(outcome, "outcome", std::string()) == "selected" &&
+            (chosen == "allow_once" || chosen == "allow_always")) {
+          answer.decision = session::ApprovalDecision::allow;
+          if (chosen == "allow_always" && !rule.empty()) {
+            answer.scope = session::ApprovalScope::conversation;
+            answer.rule = rule;
+          }
+        } else {
+          answer.message = "The user declined this call in the editor.";
+        }
+        // Decided meanwhile elsewhere (another client, an abort): nothing to do.
+        (void)owner->conversation->decide(approval_id, answer);
+      };
+    }
+    out_.write(
+        {{"jsonrpc", "2.0"},
+         {"id", request_id},
+         {"method", "session/request_permission"},
+         {"params", {{"sessionId", session.id}, {"toolCall", tool_call}, {"options", options}}}});
+  }
+
+  // An answer to a request of ours.
+  void answered(const json& message) {
+    const auto id = base::json_value(message, "id", json());
+    if (!id.is_number_integer()) return;
+    std::function<void(const json&)> callback;
+    {
+      std::lock_guard lock(pending_mutex_);
+      auto found = pending_.find(id.get<std::int64_t>());
+      if (found == pending_.end()) return;
+      callback = std::move(found->second);
+      pending_.erase(found);
+    }
+    // An error answer is a refusal.
+    callback(message.contains("result") ? message["result"] : json::object());
+  }
+
+  Output out_;
+  ConversationOpener& opener_;
+  ServerOptions options_;
+  std::mutex sessions_mutex_;
+  std::map<std::string, std::shared_ptr<Session>> sessions_;
+  std::atomic<std::int64_t> next_request_id_{1};
+  std::mutex pending_mutex_;
+  std::map<std::int64_t, std::function<void(const json&)>> pending_;
+};
+
+// One line, at most `limit` bytes kept (the rest is read and dropped);
+// false at the end of the input.
+bool read_line(std::istream& in, std::string& line, bool& too_long) {
+  line.clear();
+  too_long = false;
+  char c = 0;
+  bool any = false;
+  while (in.get(c)) {
+    any = true;
+    if (c == '\n') return true;
+    if (line.size() < max_message_bytes) {
+      line += c;
+    } else {
+      too_long = true;
+    }
+  }
+  return any;
+}
+
+}  // namespace
+
+void serve(std::istream& in, std::ostream& out, ConversationOpener& opener,
+           const ServerOptions& options) {
+  Bridge bridge(out, opener, options);
+  std::string line;
+  bool too_long = false;
+  while (read_line(in, line, too_long)) {
+    if (too_long) {
+      bridge.too_large();
+      continue;
+    }
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    bridge.handle_line(line);
+  }
+}
+
+}  // namespace ava::acp
