@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "ava/acp/mcp_servers.hpp"
 #include "ava/acp/prompt.hpp"
 #include "ava/acp/updates.hpp"
 #include "ava/base/json.hpp"
@@ -160,7 +161,7 @@ class Bridge {
         {"agentCapabilities",
          {{"loadSession", true},
           {"promptCapabilities", {{"image", false}, {"audio", false}, {"embeddedContext", true}}},
-          {"mcpCapabilities", {{"http", false}, {"sse", false}}}}},
+          {"mcpCapabilities", {{"http", true}, {"sse", false}}}}},
         {"authMethods", json::array()},
         {"agentInfo", {{"name", "ava"}, {"title", "Ava"}, {"version", options_.version}}}};
   }
@@ -177,7 +178,12 @@ class Bridge {
       out_.error(id, invalid_params, "cwd must be an absolute path");
       return;
     }
-    OpenRequest request{.cwd = cwd, .session_id = {}};
+    auto servers = mcp_servers_document(params.value("mcpServers", json::array()));
+    if (!servers) {
+      out_.error(id, invalid_params, servers.error().message);
+      return;
+    }
+    OpenRequest request{.cwd = cwd, .session_id = {}, .mcp_servers = std::move(*servers)};
     if (load) {
       request.session_id = base::json_value(params, "sessionId", std::string());
       if (request.session_id.empty()) {

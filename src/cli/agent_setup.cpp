@@ -215,6 +215,18 @@ std::expected<std::unique_ptr<LocalAgent>, SetupFailure> make_local_agent(
   capabilities::McpHub::Options hub_options{
       .executor = local->io.get_executor(), .home = local->home, .default_cwd = cwd};
   auto disabled_skills = read_capabilities(local->home, cwd, hub_options);
+  if (!setup.session_mcp_servers.empty()) {
+    if (!hub_options.configured) hub_options.configured.emplace();
+    for (const auto& entry : setup.session_mcp_servers) {
+      if (std::ranges::any_of(*hub_options.configured,
+                              [&](const auto& known) { return known.name == entry.name; })) {
+        return usage({ErrorCode::already_exists,
+                      "an MCP server named " + entry.name +
+                          " is configured already; give the editor's server another name"});
+      }
+      hub_options.configured->push_back(entry);
+    }
+  }
   // This process owns its MCP connections; they close after the agent.
   local->hub = capabilities::McpHub::create(std::move(hub_options));
 

@@ -41,6 +41,10 @@ struct LocalAgentOptions {
   // Runs on the options just before the agent is created (-p's recorder
   // wraps the provider factory); a failure is a usage error.
   std::function<Result<void>(agent::AgentOptions&, bool existing)> customize;
+  // MCP servers of this conversation only (an editor's, given in ACP's
+  // session/new), offered in its folder beside the configured ones; a name
+  // that is configured already is a usage error.
+  std::vector<capabilities::McpServerEntry> session_mcp_servers;
 };
 
 // Why a setup failed, and whether it is the user's usage (exit 2): the

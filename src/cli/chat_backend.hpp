@@ -74,8 +74,10 @@ class ChatBackend {
 };
 
 // The backend that owns the home when one runs (unless `in_process`), else
-// an agent in this process.
+// an agent in this process. `session_mcp_servers`: MCP servers of this
+// conversation only (agent_setup.hpp), run where its agent runs.
 std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open_chat_backend(
-    const PromptFlags& flags, bool in_process);
+    const PromptFlags& flags, bool in_process,
+    std::vector<capabilities::McpServerEntry> session_mcp_servers = {});
 
 }  // namespace ava::cli

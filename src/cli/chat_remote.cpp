@@ -89,17 +89,25 @@ std::string conversation_id_of(const std::string& given) {
 }  // namespace
 
 std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open_chat_backend(
-    const PromptFlags& flags, bool in_process) {
+    const PromptFlags& flags, bool in_process,
+    std::vector<capabilities::McpServerEntry> session_mcp_servers) {
   auto home = base::Home::resolve();
   if (!home) return failed(home.error());
   if (!in_process) {
     if (auto backend = machine::find_running_backend(*home)) {
+      if (!session_mcp_servers.empty()) {
+        return usage({ErrorCode::unsupported,
+                      fmt::format("MCP servers given for one conversation are not passed to the "
+                                  "running backend (pid {}) yet; configure them with `ava mcp "
+                                  "add`, or run `ava acp --in-process`",
+                                  backend->pid)});
+      }
       return RemoteChat::open(*home, *backend, flags);
     }
   }
   // In this process; continuing a conversation the backend runs is refused
   // there (make_local_agent checks the owner).
-  return ChatSession::open(flags);
+  return ChatSession::open(flags, std::move(session_mcp_servers));
 }
 
 RemoteChat::RemoteChat(base::Home home, machine::BackendEndpoint backend, PromptFlags flags)

@@ -17,19 +17,24 @@ namespace asio = boost::asio;
 }  // namespace
 
 std::expected<std::unique_ptr<ChatBackend>, SetupFailure> ChatSession::open(
-    const PromptFlags& flags) {
+    const PromptFlags& flags, std::vector<capabilities::McpServerEntry> session_mcp_servers) {
   SignalsBlocked blocked;
   auto local = make_local_agent(
       flags, {.permission_defaults = {.sandbox = proc::SandboxMode::workspace_write,
                                       .auto_inside_sandbox = false,
                                       .can_ask = true},
-              .customize = {}});
+              .customize = {},
+              .session_mcp_servers = session_mcp_servers});
   if (!local) return std::unexpected(std::move(local.error()));
-  return std::unique_ptr<ChatBackend>(new ChatSession(std::move(*local), flags));
+  return std::unique_ptr<ChatBackend>(
+      new ChatSession(std::move(*local), flags, std::move(session_mcp_servers)));
 }
 
-ChatSession::ChatSession(std::unique_ptr<LocalAgent> local, PromptFlags flags)
-    : local_(std::move(local)), flags_(std::move(flags)) {
+ChatSession::ChatSession(std::unique_ptr<LocalAgent> local, PromptFlags flags,
+                         std::vector<capabilities::McpServerEntry> session_mcp_servers)
+    : local_(std::move(local)),
+      flags_(std::move(flags)),
+      session_mcp_servers_(std::move(session_mcp_servers)) {
   local_->agent->subscribe([this](const session::Event& event) { push(event); });
   local_->agent->subscribe_live([this](const agent::LiveEvent& event) {
     // Only what is shown: state changes are read from the events.
@@ -115,7 +120,7 @@ std::expected<std::unique_ptr<ChatBackend>, SetupFailure> ChatSession::start_new
   PromptFlags fresh = flags_;
   fresh.session.clear();
   fresh.continue_latest = false;
-  return open(fresh);
+  return open(fresh, session_mcp_servers_);
 }
 
 }  // namespace ava::cli

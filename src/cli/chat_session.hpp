@@ -19,7 +19,9 @@ namespace ava::cli {
 // terminal's thread can block in the line editor.
 class ChatSession final : public ChatBackend {
  public:
-  static std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open(const PromptFlags& flags);
+  // `session_mcp_servers`: as LocalAgentOptions has them (agent_setup.hpp).
+  static std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open(
+      const PromptFlags& flags, std::vector<capabilities::McpServerEntry> session_mcp_servers = {});
   ~ChatSession() override;  // closes the agent (its log synced), then the MCP servers
   ChatSession(const ChatSession&) = delete;
   ChatSession& operator=(const ChatSession&) = delete;
@@ -34,10 +36,12 @@ class ChatSession final : public ChatBackend {
   std::expected<std::unique_ptr<ChatBackend>, SetupFailure> start_new() override;
 
  private:
-  ChatSession(std::unique_ptr<LocalAgent> local, PromptFlags flags);
+  ChatSession(std::unique_ptr<LocalAgent> local, PromptFlags flags,
+              std::vector<capabilities::McpServerEntry> session_mcp_servers);
 
   std::unique_ptr<LocalAgent> local_;
   PromptFlags flags_;
+  std::vector<capabilities::McpServerEntry> session_mcp_servers_;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::thread thread_;
 };

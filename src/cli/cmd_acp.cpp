@@ -11,6 +11,7 @@
 #include "ava/acp/server.hpp"
 #include "ava/base/home.hpp"
 #include "ava/base/version.hpp"
+#include "ava/capabilities/mcp_config.hpp"
 #include "ava/session/log_reader.hpp"
 #include "cli/chat_backend.hpp"
 #include "cli/commands.hpp"
@@ -72,7 +73,14 @@ class ChatOpener final : public acp::ConversationOpener {
     flags.provider = flags_.provider;
     flags.model = flags_.model;
     flags.permission_mode = flags_.permission_mode;
-    auto chat = open_chat_backend(flags, flags_.in_process);
+    std::vector<capabilities::McpServerEntry> servers;
+    if (!request.mcp_servers.empty()) {
+      auto parsed = capabilities::parse_mcp_servers(
+          nlohmann::json{{"mcpServers", request.mcp_servers}}, "acp", std::nullopt);
+      if (!parsed) return std::unexpected(std::move(parsed.error()));
+      servers = std::move(*parsed);
+    }
+    auto chat = open_chat_backend(flags, flags_.in_process, std::move(servers));
     if (!chat) return std::unexpected(std::move(chat.error().error));
     return std::unique_ptr<acp::Conversation>(
         std::make_unique<ChatConversation>(std::move(*chat), sessions_));

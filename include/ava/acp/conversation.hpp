@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ava/agent/agent.hpp"
 #include "ava/base/error.hpp"
 #include "ava/session/event.hpp"
@@ -42,6 +44,9 @@ class Conversation {
 struct OpenRequest {
   std::filesystem::path cwd;  // absolute, from the client
   std::string session_id;     // empty: a new conversation
+  // The client's MCP servers for this session, as an mcpServers object
+  // (mcp_servers.hpp); empty when it gave none.
+  nlohmann::json mcp_servers = nlohmann::json::object();
 };
 
 // Opens conversations for the bridge; an error is answered to the client.
