@@ -7,7 +7,7 @@ _ava() {
     words=("${COMP_WORDS[@]}")
     cword=$COMP_CWORD
   }
-  local commands="chat session debug models auth backend service doctor machine mcp skill permissions settings memory automation analytics eval replay"
+  local commands="chat acp session debug models auth backend service doctor machine mcp skill permissions settings memory automation analytics eval replay"
   local options="-h --help -V --version --log-level --profile -p --print --model --provider --cwd --session -c --continue --max-steps --system-prompt --append-system-prompt --output-format --include-partial-messages --verbose --mcp-wait --no-mcp --permission-mode --allowed-tools --disallowed-tools --record --sandbox --serve --port --no-open"
   case $prev in
     --output-format) COMPREPLY=($(compgen -W "text json stream-json" -- "$cur")); return ;;
@@ -44,6 +44,10 @@ _ava() {
   esac
   if [[ ${words[1]} == chat && $cur == -* ]]; then
     COMPREPLY=($(compgen -W "--help --resume -r --in-process --model --provider --cwd --max-steps --system-prompt --append-system-prompt --mcp-wait --no-mcp --permission-mode --allowed-tools --disallowed-tools --sandbox" -- "$cur"))
+    return
+  fi
+  if [[ ${words[1]} == acp && $cur == -* ]]; then
+    COMPREPLY=($(compgen -W "--help --provider --model --permission-mode --in-process" -- "$cur"))
     return
   fi
   if ((cword == 2)) && [[ -n $sub ]]; then

@@ -214,6 +214,7 @@ class Bridge {
     }
     session->pump = std::thread([this, session] { pump(*session); });
     out_.result(id, load ? json::object() : json{{"sessionId", session->id}});
+    notify(session->id, available_commands_update(session->conversation->cwd(), options_.home));
     for (const auto& approval : waiting) ask(*session, approval);
   }
 

@@ -1,6 +1,8 @@
 #include "ava/acp/updates.hpp"
 
 #include "ava/base/json.hpp"
+#include "ava/prompts/builtins.hpp"
+#include "ava/prompts/commands.hpp"
 
 namespace ava::acp {
 
@@ -88,6 +90,24 @@ json tool_result_update(const session::ToolResult& result) {
 }
 
 }  // namespace
+
+json available_commands_update(const fs::path& cwd, const fs::path& home) {
+  json commands = json::array();
+  auto add = [&commands](std::string name, std::string description, std::string hint) {
+    json command{{"name", std::move(name)}, {"description", std::move(description)}};
+    if (!hint.empty()) command["input"] = {{"hint", std::move(hint)}};
+    commands.push_back(std::move(command));
+  };
+  for (const auto& builtin : prompts::builtin_commands()) {
+    add(std::string(builtin.name), std::string(builtin.description),
+        std::string(builtin.argument_hint));
+  }
+  for (auto& command : prompts::discover_commands({.cwd = cwd, .home = home})) {
+    if (prompts::find_builtin(command.name)) continue;  // the built-in wins, as in the agent
+    add(std::move(command.name), std::move(command.description), std::move(command.argument_hint));
+  }
+  return json{{"sessionUpdate", "available_commands_update"}, {"availableCommands", commands}};
+}
 
 std::string tool_kind(const std::string& tool_name) {
   if (tool_name == "read") return "read";

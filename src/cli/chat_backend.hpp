@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ava/agent/agent.hpp"
 #include "ava/session/event.hpp"
 #include "cli/agent_setup.hpp"
@@ -75,9 +77,10 @@ class ChatBackend {
 
 // The backend that owns the home when one runs (unless `in_process`), else
 // an agent in this process. `session_mcp_servers`: MCP servers of this
-// conversation only (agent_setup.hpp), run where its agent runs.
+// conversation only, as an mcpServers object (agent_setup.hpp), run where
+// its agent runs; a conversation the backend already has gets none.
 std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open_chat_backend(
     const PromptFlags& flags, bool in_process,
-    std::vector<capabilities::McpServerEntry> session_mcp_servers = {});
+    const nlohmann::json& session_mcp_servers = nlohmann::json::object());
 
 }  // namespace ava::cli

@@ -89,25 +89,24 @@ std::string conversation_id_of(const std::string& given) {
 }  // namespace
 
 std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open_chat_backend(
-    const PromptFlags& flags, bool in_process,
-    std::vector<capabilities::McpServerEntry> session_mcp_servers) {
+    const PromptFlags& flags, bool in_process, const json& session_mcp_servers) {
   auto home = base::Home::resolve();
   if (!home) return failed(home.error());
   if (!in_process) {
     if (auto backend = machine::find_running_backend(*home)) {
-      if (!session_mcp_servers.empty()) {
-        return usage({ErrorCode::unsupported,
-                      fmt::format("MCP servers given for one conversation are not passed to the "
-                                  "running backend (pid {}) yet; configure them with `ava mcp "
-                                  "add`, or run `ava acp --in-process`",
-                                  backend->pid)});
-      }
-      return RemoteChat::open(*home, *backend, flags);
+      return RemoteChat::open(*home, *backend, flags, session_mcp_servers);
     }
+  }
+  std::vector<capabilities::McpServerEntry> servers;
+  if (!session_mcp_servers.empty()) {
+    auto parsed = capabilities::parse_mcp_servers(json{{"mcpServers", session_mcp_servers}},
+                                                  "conversation", std::nullopt);
+    if (!parsed) return usage(parsed.error());
+    servers = std::move(*parsed);
   }
   // In this process; continuing a conversation the backend runs is refused
   // there (make_local_agent checks the owner).
-  return ChatSession::open(flags, std::move(session_mcp_servers));
+  return ChatSession::open(flags, std::move(servers));
 }
 
 RemoteChat::RemoteChat(base::Home home, machine::BackendEndpoint backend, PromptFlags flags)
@@ -130,7 +129,14 @@ Result<json> RemoteChat::call(std::string_view method, const std::string& path, 
 }
 
 std::expected<std::unique_ptr<ChatBackend>, SetupFailure> RemoteChat::open(
-    const base::Home& home, const machine::BackendEndpoint& backend, const PromptFlags& flags) {
+    const base::Home& home, const machine::BackendEndpoint& backend, const PromptFlags& flags,
+    const json& session_mcp_servers) {
+  if (!session_mcp_servers.empty() && (!flags.session.empty() || flags.continue_latest)) {
+    return usage({ErrorCode::unsupported,
+                  fmt::format("the backend (pid {}) runs this conversation with the tools it "
+                              "has; MCP servers can only be given for a new one",
+                              backend.pid)});
+  }
   if (auto flag = local_only_flag(flags)) {
     return usage({ErrorCode::invalid_argument,
                   fmt::format("{} does not apply when ava chat attaches to the backend (pid {}), "
@@ -185,6 +191,7 @@ std::expected<std::unique_ptr<ChatBackend>, SetupFailure> RemoteChat::open(
     json body{{"projectId", project_id},
               {"model", {{"provider", flags.provider}, {"model", flags.model}}}};
     if (!flags.permission_mode.empty()) body["permissionMode"] = flags.permission_mode;
+    if (!session_mcp_servers.empty()) body["mcpServers"] = session_mcp_servers;
     conversation = chat->call("POST", "/api/conversations", body, std::chrono::seconds(30));
   }
   if (!conversation) return failed(conversation.error());

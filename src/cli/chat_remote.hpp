@@ -27,8 +27,11 @@ namespace ava::cli {
 // conversation to the backend.
 class RemoteChat final : public ChatBackend {
  public:
+  // `session_mcp_servers`: an mcpServers object for a new conversation of
+  // the backend (refused for one it has: its tools are set).
   static std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open(
-      const base::Home& home, const machine::BackendEndpoint& backend, const PromptFlags& flags);
+      const base::Home& home, const machine::BackendEndpoint& backend, const PromptFlags& flags,
+      const nlohmann::json& session_mcp_servers = nlohmann::json::object());
   ~RemoteChat() override;
   RemoteChat(const RemoteChat&) = delete;
   RemoteChat& operator=(const RemoteChat&) = delete;

@@ -11,7 +11,6 @@
 #include "ava/acp/server.hpp"
 #include "ava/base/home.hpp"
 #include "ava/base/version.hpp"
-#include "ava/capabilities/mcp_config.hpp"
 #include "ava/session/log_reader.hpp"
 #include "cli/chat_backend.hpp"
 #include "cli/commands.hpp"
@@ -73,14 +72,7 @@ class ChatOpener final : public acp::ConversationOpener {
     flags.provider = flags_.provider;
     flags.model = flags_.model;
     flags.permission_mode = flags_.permission_mode;
-    std::vector<capabilities::McpServerEntry> servers;
-    if (!request.mcp_servers.empty()) {
-      auto parsed = capabilities::parse_mcp_servers(
-          nlohmann::json{{"mcpServers", request.mcp_servers}}, "acp", std::nullopt);
-      if (!parsed) return std::unexpected(std::move(parsed.error()));
-      servers = std::move(*parsed);
-    }
-    auto chat = open_chat_backend(flags, flags_.in_process, std::move(servers));
+    auto chat = open_chat_backend(flags, flags_.in_process, request.mcp_servers);
     if (!chat) return std::unexpected(std::move(chat.error().error));
     return std::unique_ptr<acp::Conversation>(
         std::make_unique<ChatConversation>(std::move(*chat), sessions_));
@@ -96,7 +88,8 @@ Result<int> run_acp(const AcpFlags& flags) {
   // stdout is the protocol's: nothing else may write there.
   std::ios::sync_with_stdio(false);
   ChatOpener opener(flags, home.sessions());
-  acp::serve(std::cin, std::cout, opener, {.version = std::string(base::version())});
+  acp::serve(std::cin, std::cout, opener,
+             {.version = std::string(base::version()), .home = home.root()});
   return 0;
 }
 

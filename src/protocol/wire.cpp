@@ -77,6 +77,9 @@ Result<void> Shape<CreateProject>::check(const CreateProject& create) {
 
 Result<void> Shape<CreateConversation>::check(const CreateConversation& create) {
   if (create.project_id.empty()) return fail(ErrorCode::invalid_argument, "projectId is required");
+  if (!create.mcp_servers.is_object()) {
+    return fail(ErrorCode::invalid_argument, "mcpServers must be an object of servers by name");
+  }
   return {};
 }
 

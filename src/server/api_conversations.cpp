@@ -51,11 +51,11 @@ Result<httpd::HttpResponse> list(const ApiContext& context, const httpd::HttpReq
   return shaped_response(200, list);
 }
 
-Result<httpd::HttpResponse> create(const ApiContext& context, const httpd::HttpRequest& request) {
+Result<protocol::Conversation> create(const ApiContext& context,
+                                      const httpd::HttpRequest& request) {
   AVA_TRY(auto body, json_body(request));
   AVA_TRY(auto parsed, protocol::parse_create_conversation(body));
-  AVA_TRY(auto created, context.host->create(parsed));
-  return shaped_response(201, conversation_view(context, std::move(created)));
+  return context.host->create(parsed);
 }
 
 // The folder of the project a create request names, when it names one.
@@ -337,7 +337,16 @@ void add_conversation_routes(httpd::Router& router, const std::shared_ptr<ApiCon
              [context](httpd::Exchange& exchange) -> boost::asio::awaitable<void> {
                auto folder = project_folder(*context, exchange.request());
                if (folder && context->mcp) co_await context->mcp->wait_listed(*folder, mcp_wait);
-               httpd::HttpResponse reply = respond_to(create(*context, exchange.request()));
+               auto created = create(*context, exchange.request());
+               // Its own MCP servers (an editor's) were started just now.
+               auto live = created ? context->host->find_loaded(created->id) : nullptr;
+               if (folder && live && live->own_mcp) {
+                 co_await live->own_mcp->wait_listed(*folder, mcp_wait);
+               }
+               httpd::HttpResponse reply = respond_to(
+                   created ? Result<httpd::HttpResponse>(shaped_response(
+                                 201, conversation_view(*context, std::move(*created))))
+                           : Result<httpd::HttpResponse>(std::unexpected(created.error())));
                co_await exchange.respond(std::move(reply));
              });
   router.add("GET", "/api/conversations/{id}", answer(with(context, show)));

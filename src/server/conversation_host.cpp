@@ -1,6 +1,10 @@
 #include "server/conversation_host.hpp"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <nlohmann/json.hpp>
 
@@ -8,6 +12,7 @@
 #include "ava/base/clock.hpp"
 #include "ava/base/id.hpp"
 #include "ava/base/version.hpp"
+#include "ava/capabilities/capabilities_store.hpp"
 #include "ava/capabilities/mcp_tool_source.hpp"
 #include "ava/capabilities/skill_availability.hpp"
 #include "ava/recording/recorder.hpp"
@@ -126,7 +131,26 @@ Result<protocol::Conversation> ConversationHost::create(
   agent_options.disabled_skills = capabilities::disabled_skills_for(options_.home, project->path);
   agent_options.memory = true;
   agent_options.subagents = true;
-  agent_options.tool_source = tool_source_for(project->path);
+  std::shared_ptr<capabilities::McpHub> own_mcp;
+  if (!request.mcp_servers.empty()) {
+    AVA_TRY(own_mcp, own_mcp_hub(request.mcp_servers, project->path));
+  }
+  // Closed again if the conversation does not come to be.
+  struct CloseUnused {
+    asio::any_io_executor executor;
+    std::shared_ptr<capabilities::McpHub>* hub;
+    ~CloseUnused() {
+      if (!*hub) return;
+      asio::co_spawn(
+          executor, [unused = *hub]() -> asio::awaitable<void> { co_await unused->close(); },
+          asio::detached);
+    }
+  } close_unused{options_.executor, &own_mcp};
+  agent_options.tool_source =
+      own_mcp
+          ? capabilities::mcp_tool_source({options_.mcp, own_mcp}, project->path,
+                                          [](const std::string& note) { spdlog::info("{}", note); })
+          : tool_source_for(project->path);
   agent_options.limits = options_.limits;
   agent_options.permissions = std::move(permissions.options);
   // A recording (docs/eval.md) beside the session log, from the first
@@ -167,7 +191,7 @@ Result<protocol::Conversation> ConversationHost::create(
     // No registry entry: the log stays on disk but the conversation is not listed.
     return std::unexpected(added.error());
   }
-  AVA_TRY_VOID(attach(id, std::move(created)));
+  AVA_TRY_VOID(attach(id, std::move(created), std::exchange(own_mcp, nullptr)));
   // Just attached, so loaded and idle.
   options_.status->publish(protocol::CatalogMessage{
       .action = "created",
@@ -215,10 +239,37 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::open(const std::stri
   return attach(id, std::move(*opened));
 }
 
+Result<std::shared_ptr<capabilities::McpHub>> ConversationHost::own_mcp_hub(
+    const nlohmann::json& servers, const std::filesystem::path& project) {
+  AVA_TRY(auto entries, capabilities::parse_mcp_servers(nlohmann::json{{"mcpServers", servers}},
+                                                        "conversation", std::nullopt));
+  std::error_code ec;
+  if (std::filesystem::exists(capabilities::CapabilitiesStore::file_of(options_.home), ec)) {
+    AVA_TRY(auto store, capabilities::CapabilitiesStore::open(options_.home));
+    AVA_TRY(const auto configured, store.servers());
+    for (const auto& entry : entries) {
+      if (std::ranges::any_of(configured,
+                              [&](const auto& known) { return known.name == entry.name; })) {
+        return fail(ErrorCode::already_exists,
+                    "an MCP server named " + entry.name +
+                        " is configured already; give this conversation's server another name");
+      }
+    }
+  }
+  auto hub = capabilities::McpHub::create({.executor = options_.executor,
+                                           .home = options_.home,
+                                           .default_cwd = project,
+                                           .configured = std::move(entries)});
+  hub->warm();
+  return hub;
+}
+
 Result<std::shared_ptr<LiveConversation>> ConversationHost::attach(
-    const std::string& id, std::unique_ptr<agent::Agent> agent) {
+    const std::string& id, std::unique_ptr<agent::Agent> agent,
+    std::shared_ptr<capabilities::McpHub> own_mcp) {
   auto live = std::make_shared<LiveConversation>();
   live->id = id;
+  live->own_mcp = std::move(own_mcp);
   live->events = std::make_shared<httpd::EventFeed>(
       options_.executor, options_.limits.sse_subscriber_backlog, event_backlog_frames, 0);
   std::weak_ptr<LiveConversation> weak = live;
@@ -307,6 +358,7 @@ asio::awaitable<void> ConversationHost::close_all() {
     auto closed = co_await live->agent->close();
     if (!closed) spdlog::error("conversation {}: close failed: {}", id, closed.error().message);
     live->events->close();
+    if (live->own_mcp) co_await live->own_mcp->close();
   }
 }
 

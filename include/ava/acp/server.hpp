@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -19,7 +20,8 @@ inline constexpr int protocol_version = 1;
 inline constexpr std::size_t max_message_bytes = std::size_t{32} * 1024 * 1024;
 
 struct ServerOptions {
-  std::string version;  // Ava's, for agentInfo
+  std::string version;         // Ava's, for agentInfo
+  std::filesystem::path home;  // AVA_HOME: the user's slash commands; empty: none
 };
 
 // Serves until `in` ends, then closes every session (their agents stop at

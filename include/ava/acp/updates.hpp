@@ -18,6 +18,12 @@ namespace ava::acp {
 // ACP's tool kinds for Ava's tools: read, edit, execute, search, fetch, other.
 std::string tool_kind(const std::string& tool_name);
 
+// The slash commands a session's input may start with (Ava's built-in
+// ones, then the project's and the user's under AVA_HOME `home`), as an
+// available_commands_update.
+nlohmann::json available_commands_update(const std::filesystem::path& cwd,
+                                         const std::filesystem::path& home);
+
 // A tool call's first report: title, kind, raw input, the paths it touches
 // as locations and, for edit and write, the change as diff content.
 nlohmann::json tool_call_update(const std::string& call_id, const std::string& tool_name,

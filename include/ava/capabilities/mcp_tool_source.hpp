@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ava/capabilities/mcp_hub.hpp"
 #include "ava/tool/source.hpp"
@@ -16,6 +17,11 @@ namespace ava::capabilities {
 // notifications/tools/list_changed from its next step. `on_note` hears why
 // a server's tools are left out (stderr for ava -p, the log for the server).
 std::shared_ptr<tool::ToolSource> mcp_tool_source(std::shared_ptr<McpHub> hub,
+                                                  std::filesystem::path project,
+                                                  std::function<void(const std::string&)> on_note);
+// The same over several hubs (the shared one and a conversation's own), in
+// their order; null hubs are skipped.
+std::shared_ptr<tool::ToolSource> mcp_tool_source(std::vector<std::shared_ptr<McpHub>> hubs,
                                                   std::filesystem::path project,
                                                   std::function<void(const std::string&)> on_note);
 

@@ -152,17 +152,22 @@ struct CreateConversation {
   // Record the provider exchanges and tool responses for `ava replay`, in
   // AVA_HOME/recordings/<id> (docs/eval.md).
   bool record = false;
+  // MCP servers of this conversation only, in the mcpServers shape ({NAME:
+  // {command, args, env} | {type: "http", url, headers}}): an editor's,
+  // given in ACP's session/new. Started with it, closed with it.
+  nlohmann::json mcp_servers = nlohmann::json::object();
 };
 template <>
 struct Shape<CreateConversation> {
   static constexpr std::string_view name = "CreateConversation";
   static constexpr std::string_view doc = "POST /api/conversations";
-  static constexpr auto fields =
-      std::tuple{field("projectId", &CreateConversation::project_id),
-                 omittable("title", &CreateConversation::title),
-                 omittable("model", &CreateConversation::model),
-                 omittable("permissionMode", &CreateConversation::permission_mode),
-                 omittable("record", &CreateConversation::record)};
+  static constexpr auto fields = std::tuple{
+      field("projectId", &CreateConversation::project_id),
+      omittable("title", &CreateConversation::title),
+      omittable("model", &CreateConversation::model),
+      omittable("permissionMode", &CreateConversation::permission_mode),
+      omittable("record", &CreateConversation::record),
+      omittable("mcpServers", &CreateConversation::mcp_servers, "Record<string, unknown>")};
   static Result<void> check(const CreateConversation& create);
 };
 
