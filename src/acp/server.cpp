@@ -65,6 +65,20 @@ struct Session {
   std::set<std::string> asked;  // approval ids sent to the editor
 };
 
+// Ava's permission modes as ACP session modes (docs/permissions.md).
+json session_modes(std::string current) {
+  if (current.empty()) current = "ask";
+  json modes = json::array();
+  for (const auto& [id, name, description] :
+       {std::tuple{"ask", "Ask", "Reads run; edits, commands, network and MCP calls ask first"},
+        std::tuple{"accept-edits", "Accept edits", "As Ask, and edits inside the project run"},
+        std::tuple{"plan", "Plan", "Read-only: the agent plans, nothing is changed"},
+        std::tuple{"auto", "Auto", "Everything runs, commands inside the sandbox when it is on"}}) {
+    modes.push_back({{"id", id}, {"name", name}, {"description", description}});
+  }
+  return json{{"currentModeId", current}, {"availableModes", modes}};
+}
+
 // "cancelled", else the turn's end: max_steps is max_turn_requests.
 std::string stop_reason(const std::string& end_reason, bool cancelled) {
   if (cancelled || end_reason == "aborted" || end_reason == "interrupted") return "cancelled";
@@ -138,6 +152,8 @@ class Bridge {
       open_session(id, params, true);
     } else if (method == "session/prompt") {
       prompt(id, params);
+    } else if (method == "session/set_mode") {
+      set_mode(id, params);
     } else {
       out_.error(id, method_not_found, "method not found: " + method.substr(0, 80));
     }
@@ -213,7 +229,9 @@ class Bridge {
       sessions_[session->id] = session;
     }
     session->pump = std::thread([this, session] { pump(*session); });
-    out_.result(id, load ? json::object() : json{{"sessionId", session->id}});
+    const auto modes = session_modes(session->conversation->permission_mode());
+    out_.result(id,
+                load ? json{{"modes", modes}} : json{{"sessionId", session->id}, {"modes", modes}});
     notify(session->id, available_commands_update(session->conversation->cwd(), options_.home));
     for (const auto& approval : waiting) ask(*session, approval);
   }
@@ -268,6 +286,23 @@ class Bridge {
       }
       out_.error(id, internal_error, sent.error().message);
     }
+  }
+
+  // session/set_mode: the permission mode from the next call on; the
+  // permission_mode event that records it comes back as current_mode_update.
+  void set_mode(const json& id, const json& params) {
+    auto session = find(base::json_value(params, "sessionId", std::string()));
+    if (!session) {
+      out_.error(id, invalid_params, "unknown sessionId");
+      return;
+    }
+    if (auto set = session->conversation->set_permission_mode(
+            base::json_value(params, "modeId", std::string()));
+        !set) {
+      out_.error(id, invalid_params, set.error().message);
+      return;
+    }
+    out_.result(id, json::object());
   }
 
   void notify(const std::string& session_id, json update) {

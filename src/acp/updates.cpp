@@ -172,6 +172,9 @@ std::vector<json> UpdateMapper::on_event(const session::Event& event, bool repla
   } else if (const auto* output = std::get_if<session::CommandOutput>(&event.body)) {
     if (replay && !output->text.empty()) out.push_back(chunk("user_message_chunk", output->text));
     if (!output->output.empty()) out.push_back(chunk("agent_message_chunk", output->output));
+  } else if (const auto* mode = std::get_if<session::PermissionModeChanged>(&event.body)) {
+    if (!replay)
+      out.push_back({{"sessionUpdate", "current_mode_update"}, {"currentModeId", mode->mode}});
   } else if (const auto* error = std::get_if<session::ErrorOccurred>(&event.body)) {
     out.push_back(chunk("agent_message_chunk", "\n\n[error] " + error->message));
   } else if (const auto* ended = std::get_if<session::TurnEnded>(&event.body)) {

@@ -60,6 +60,9 @@ class ChatBackend {
   virtual Result<void> abort() = 0;
   virtual Result<void> decide(const std::string& approval_id,
                               const agent::ApprovalAnswer& answer) = 0;
+  // ask, accept-edits, plan or auto from the next call on (invalid_argument
+  // for another word); kept in the log like a mode chosen in any client.
+  virtual Result<void> set_permission_mode(const std::string& mode) = 0;
   // The next item, or nullopt after `timeout`.
   std::optional<Item> next(std::chrono::milliseconds timeout);
   // /clear: a new conversation with the same options, in place of this one.

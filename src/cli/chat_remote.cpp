@@ -396,6 +396,13 @@ Result<void> RemoteChat::abort() {
   return {};
 }
 
+Result<void> RemoteChat::set_permission_mode(const std::string& mode) {
+  AVA_TRY(auto status,
+          call("PUT", "/api/conversations/" + id_ + "/permissions", json{{"mode", mode}}));
+  permission_mode_ = string_field(status, "permissionMode");
+  return {};
+}
+
 Result<void> RemoteChat::decide(const std::string& approval_id,
                                 const agent::ApprovalAnswer& answer) {
   const json body{{"decision", std::string(session::to_string(answer.decision))},

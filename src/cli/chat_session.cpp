@@ -7,6 +7,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
+#include "ava/policy/policy.hpp"
 #include "cli/signals_blocked.hpp"
 
 namespace ava::cli {
@@ -84,6 +85,11 @@ Result<void> ChatSession::abort() { return local_->agent->abort(); }
 Result<void> ChatSession::decide(const std::string& approval_id,
                                  const agent::ApprovalAnswer& answer) {
   return local_->agent->decide(approval_id, answer);
+}
+
+Result<void> ChatSession::set_permission_mode(const std::string& mode) {
+  AVA_TRY(const auto parsed, policy::parse_mode(mode));
+  return local_->agent->set_permission_mode(parsed);
 }
 
 ChatBackend::Info ChatSession::info() {

@@ -33,6 +33,7 @@ class ChatSession final : public ChatBackend {
   void watch_turn(const std::string& turn_id) override;
   Result<void> abort() override;
   Result<void> decide(const std::string& approval_id, const agent::ApprovalAnswer& answer) override;
+  Result<void> set_permission_mode(const std::string& mode) override;
   std::expected<std::unique_ptr<ChatBackend>, SetupFailure> start_new() override;
 
  private:

@@ -46,6 +46,10 @@ class ChatConversation final : public acp::Conversation {
                       const agent::ApprovalAnswer& answer) override {
     return chat_->decide(approval_id, answer);
   }
+  std::string permission_mode() override { return chat_->info().permission_mode; }
+  Result<void> set_permission_mode(const std::string& mode) override {
+    return chat_->set_permission_mode(mode);
+  }
   std::optional<acp::ConversationItem> next(std::chrono::milliseconds timeout) override {
     auto item = chat_->next(timeout);
     if (!item) return std::nullopt;

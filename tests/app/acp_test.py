@@ -51,7 +51,8 @@ import jsonschema  # noqa: E402
 with open(SCHEMA) as f:
     DEFS = json.load(f)["$defs"]
 RESPONSES = {"initialize": "InitializeResponse", "session/new": "NewSessionResponse",
-             "session/load": "LoadSessionResponse", "session/prompt": "PromptResponse"}
+             "session/load": "LoadSessionResponse", "session/prompt": "PromptResponse",
+             "session/set_mode": "SetSessionModeResponse"}
 REQUESTS = {"session/update": "SessionNotification",
             "session/request_permission": "RequestPermissionRequest"}
 
@@ -145,6 +146,7 @@ def initialized(home, *args):
 
 def new_session(acp, cwd):
     _, _, answer = acp.until_answer(acp.request("session/new", {"cwd": cwd, "mcpServers": []}))
+    acp.modes = answer["result"]["modes"]
     # Then the slash commands it takes.
     update = acp.take()["params"]["update"]
     check(update["sessionUpdate"] == "available_commands_update", update)
@@ -192,6 +194,32 @@ def write_allowed_edit_denied(acp, session, project):
     check(done[-1]["status"] == "failed", done)
     with open(notes) as f:
         check(f.read() == "hello from acp\n", "a denied edit changed the file")
+
+
+def permission_modes(acp, session, project):
+    """Ava's permission modes are the session's modes; plan refuses a write."""
+    check(acp.modes["currentModeId"] == "ask", acp.modes)
+    check([m["id"] for m in acp.modes["availableModes"]] == ["ask", "accept-edits", "plan", "auto"],
+          acp.modes)
+    ident = acp.request("session/set_mode", {"sessionId": session, "modeId": "plan"})
+    updates, _, answer = acp.until_answer(ident)
+    check(answer["result"] == {}, answer)
+    update = updates[-1] if updates else acp.take()["params"]["update"]
+    check(update == {"sessionUpdate": "current_mode_update", "currentModeId": "plan"}, update)
+    call = {"path": "plan.txt", "content": "no\n"}
+    updates, asked, answer = prompt(acp, session, "tool: write " + json.dumps(call))
+    check(not asked and answer["result"]["stopReason"] == "end_turn", (asked, answer))
+    done = [u for u in updates if u["sessionUpdate"] == "tool_call_update"]
+    check(done and done[-1]["status"] == "failed", updates)
+    check(not os.path.exists(os.path.join(project, "plan.txt")), "plan mode wrote a file")
+    ident = acp.request("session/set_mode", {"sessionId": session, "modeId": "yolo"})
+    answer = acp.take()
+    while answer.get("id") != ident:
+        answer = acp.take()
+    check(answer["error"]["code"] == -32602, answer)
+    _, _, answer = acp.until_answer(acp.request("session/set_mode",
+                                                {"sessionId": session, "modeId": "ask"}))
+    check(answer["result"] == {}, answer)
 
 
 def cancel_while_running(acp, session):
@@ -283,6 +311,7 @@ def in_process():
         check(answer["result"]["stopReason"] == "end_turn" and "/review" in text_of(updates),
               updates)
         write_allowed_edit_denied(acp, session, home.project)
+        permission_modes(acp, session, home.project)
         cancel_while_running(acp, session)
         bad_requests(acp, session)
         client_mcp_server(acp, home)
@@ -293,11 +322,11 @@ def in_process():
         ident = acp.request("session/load", {"sessionId": session, "cwd": home.project,
                                              "mcpServers": []})
         updates, _, answer = acp.until_answer(ident)
-        check(answer["result"] == {}, answer)
+        check(answer["result"]["modes"]["currentModeId"] == "ask", answer)
         said = text_of(updates, "user_message_chunk")
         check("tool: write" in said and "bash: sleep 30" in said, said)
         kinds = [u["sessionUpdate"] for u in updates]
-        check(kinds.count("tool_call") == 3 and "agent_message_chunk" in kinds, kinds)
+        check(kinds.count("tool_call") == 4 and "agent_message_chunk" in kinds, kinds)
         updates, _, answer = prompt(acp, session, "still there?")
         check(answer["result"]["stopReason"] == "end_turn", answer)
         check("echo: still there?" in text_of(updates), updates)
@@ -322,6 +351,14 @@ def backend():
         updates, asked, answer = prompt(acp, session, "hello backend")
         check(answer["result"]["stopReason"] == "end_turn", answer)
         check("echo: hello backend" in text_of(updates), updates)
+        # A mode chosen in the editor is the backend conversation's mode.
+        _, _, answer = acp.until_answer(acp.request("session/set_mode", {
+            "sessionId": session, "modeId": "accept-edits"}))
+        check(answer["result"] == {}, answer)
+        status = server.ok("GET", "/api/conversations/%s/status" % session)
+        check(status["permissionMode"] == "accept-edits", status)
+        _, _, answer = acp.until_answer(acp.request("session/set_mode", {
+            "sessionId": session, "modeId": "ask"}))
         call = {"path": "b.txt", "content": "via the backend\n"}
         updates, asked, answer = prompt(acp, session, "tool: write " + json.dumps(call),
                                         lambda r: acp.answer(r, "allow_once"))
@@ -350,8 +387,8 @@ def backend():
               answer)
         updates, _, answer = acp.until_answer(acp.request(
             "session/load", {"sessionId": session, "cwd": home.project, "mcpServers": []}))
-        check(answer["result"] == {} and "hello backend" in text_of(updates, "user_message_chunk"),
-              updates)
+        check(answer["result"]["modes"]["currentModeId"] == "ask", answer)
+        check("hello backend" in text_of(updates, "user_message_chunk"), updates)
         acp.close()
         # The backend kept the conversation: the editor's input is in its log.
         status = server.ok("GET", "/api/conversations/%s" % session)

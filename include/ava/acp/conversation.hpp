@@ -37,6 +37,10 @@ class Conversation {
   virtual Result<void> abort() = 0;
   virtual Result<void> decide(const std::string& approval_id,
                               const agent::ApprovalAnswer& answer) = 0;
+  // The permission mode calls are checked in (ask, accept-edits, plan,
+  // auto): ACP's session modes.
+  virtual std::string permission_mode() = 0;
+  virtual Result<void> set_permission_mode(const std::string& mode) = 0;
   // The next item, or nullopt after `timeout`.
   virtual std::optional<ConversationItem> next(std::chrono::milliseconds timeout) = 0;
 };
