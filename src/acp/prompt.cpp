@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "ava/base/base64.hpp"
 #include "ava/base/json.hpp"
 
 namespace ava::acp {
@@ -39,11 +40,34 @@ std::string path_of(const std::string& uri) {
 
 }  // namespace
 
-Result<std::string> prompt_text(const json& blocks) {
+namespace {
+
+Result<content::ImageBlock> image_of(const json& block) {
+  const auto type = base::json_value(block, "mimeType", std::string());
+  const auto data = base::json_value(block, "data", std::string());
+  const auto decoded = base::base64_decode(data, max_image_bytes);
+  if (!decoded) {
+    return fail(ErrorCode::invalid_argument,
+                "an image must be base64 data of at most 5 MiB (decoded)");
+  }
+  const auto detected = base::image_media_type(*decoded);
+  if (!detected || *detected != type) {
+    return fail(ErrorCode::invalid_argument,
+                fmt::format("an image must be png, jpeg, gif or webp, and its bytes of the "
+                            "mimeType it names (\"{}\")",
+                            type.substr(0, 40)));
+  }
+  return content::ImageBlock{.media_type = type, .data = data};
+}
+
+}  // namespace
+
+Result<PromptInput> prompt_input(const json& blocks) {
   if (!blocks.is_array()) {
     return fail(ErrorCode::invalid_argument, "prompt must be an array of content blocks");
   }
-  std::string text;
+  PromptInput input;
+  std::string& text = input.text;
   auto add = [&text](const std::string& part) {
     if (!text.empty() && !text.ends_with('\n') && !part.starts_with('\n')) text += '\n';
     text += part;
@@ -62,9 +86,12 @@ Result<std::string> prompt_text(const json& blocks) {
       add(fmt::format("<context file=\"{}\">\n{}\n</context>",
                       path_of(base::json_value(resource, "uri", std::string())),
                       resource["text"].get<std::string>()));
+    } else if (type == "image") {
+      AVA_TRY(auto image, image_of(block));
+      input.images.push_back(std::move(image));
     } else {
       return fail(ErrorCode::invalid_argument,
-                  fmt::format("prompt content of type \"{}\" is not supported (text, "
+                  fmt::format("prompt content of type \"{}\" is not supported (text, image, "
                               "resource_link, resource)",
                               type.substr(0, 40)));
     }
@@ -72,7 +99,7 @@ Result<std::string> prompt_text(const json& blocks) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     return fail(ErrorCode::invalid_argument, "the prompt has no text");
   }
-  return text;
+  return input;
 }
 
 }  // namespace ava::acp

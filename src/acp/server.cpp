@@ -176,7 +176,7 @@ class Bridge {
         {"protocolVersion", protocol_version},
         {"agentCapabilities",
          {{"loadSession", true},
-          {"promptCapabilities", {{"image", false}, {"audio", false}, {"embeddedContext", true}}},
+          {"promptCapabilities", {{"image", true}, {"audio", false}, {"embeddedContext", true}}},
           {"mcpCapabilities", {{"http", true}, {"sse", false}}}}},
         {"authMethods", json::array()},
         {"agentInfo", {{"name", "ava"}, {"title", "Ava"}, {"version", options_.version}}}};
@@ -263,9 +263,9 @@ class Bridge {
       out_.error(id, invalid_params, "unknown sessionId");
       return;
     }
-    auto text = prompt_text(params.value("prompt", json()));
-    if (!text) {
-      out_.error(id, invalid_params, text.error().message);
+    auto input = prompt_input(params.value("prompt", json()));
+    if (!input) {
+      out_.error(id, invalid_params, input.error().message);
       return;
     }
     {
@@ -279,7 +279,7 @@ class Bridge {
       session->end_reason.clear();
       session->last_error.clear();
     }
-    if (auto sent = session->conversation->send(*text); !sent) {
+    if (auto sent = session->conversation->send(input->text, std::move(input->images)); !sent) {
       {
         std::lock_guard lock(session->mutex);
         session->prompt_id = nullptr;

@@ -53,8 +53,10 @@ class ChatBackend {
   // Approvals asked before the chat started, still waiting.
   virtual std::vector<session::ApprovalRequested> pending_approvals() = 0;
 
-  // Sends the input; a TurnDone is queued once what it started is over.
-  virtual Result<void> send(const std::string& text) = 0;
+  // Sends the input (with images, when given); a TurnDone is queued once
+  // what it started is over.
+  virtual Result<void> send(const std::string& text,
+                            std::vector<content::ImageBlock> images = {}) = 0;
   // Queues a TurnDone once the turn of `turn_id` (a resumed one) is over.
   virtual void watch_turn(const std::string& turn_id) = 0;
   virtual Result<void> abort() = 0;

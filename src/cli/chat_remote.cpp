@@ -368,15 +368,22 @@ ChatBackend::Info RemoteChat::info() {
           .host = fmt::format("the backend (pid {})", backend_.pid)};
 }
 
-Result<void> RemoteChat::send(const std::string& text) {
+Result<void> RemoteChat::send(const std::string& text, std::vector<content::ImageBlock> images) {
   const std::string input_id = "chat-" + base::new_id();
   {
     std::lock_guard lock(mutex_);
     waiting_input_ = input_id;  // events may arrive before the answer does
     waiting_turn_.clear();
   }
-  auto sent = call("POST", "/api/conversations/" + id_ + "/input",
-                   json{{"kind", "followup"}, {"text", text}, {"inputId", input_id}});
+  json body{{"kind", "followup"}, {"text", text}, {"inputId", input_id}};
+  if (!images.empty()) {
+    body["attachments"] = json::array();
+    for (auto& image : images) {
+      body["attachments"].push_back(
+          {{"mediaType", image.media_type}, {"data", std::move(image.data)}});
+    }
+  }
+  auto sent = call("POST", "/api/conversations/" + id_ + "/input", body);
   if (!sent) {
     std::lock_guard lock(mutex_);
     waiting_input_.clear();

@@ -39,7 +39,7 @@ class RemoteChat final : public ChatBackend {
   Info info() override;
   Recap recap() override { return recap_; }
   std::vector<session::ApprovalRequested> pending_approvals() override { return pending_; }
-  Result<void> send(const std::string& text) override;
+  Result<void> send(const std::string& text, std::vector<content::ImageBlock> images) override;
   void watch_turn(const std::string& turn_id) override;
   Result<void> abort() override;
   Result<void> decide(const std::string& approval_id, const agent::ApprovalAnswer& answer) override;

@@ -61,8 +61,8 @@ ChatSession::~ChatSession() {
   local_.reset();
 }
 
-Result<void> ChatSession::send(const std::string& text) {
-  AVA_TRY(auto receipt, local_->agent->followup(text));
+Result<void> ChatSession::send(const std::string& text, std::vector<content::ImageBlock> images) {
+  AVA_TRY(auto receipt, local_->agent->followup(text, std::move(images)));
   (void)receipt;
   (void)local_->agent->resume();  // a paused conversation given input runs
   watch_turn({});

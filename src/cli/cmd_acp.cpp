@@ -40,7 +40,9 @@ class ChatConversation final : public acp::Conversation {
     AVA_TRY(auto scan, session::read_log(sessions_ / (info_.session_id + ".jsonl.zst")));
     return std::move(scan.events);
   }
-  Result<void> send(const std::string& text) override { return chat_->send(text); }
+  Result<void> send(const std::string& text, std::vector<content::ImageBlock> images) override {
+    return chat_->send(text, std::move(images));
+  }
   Result<void> abort() override { return chat_->abort(); }
   Result<void> decide(const std::string& approval_id,
                       const agent::ApprovalAnswer& answer) override {

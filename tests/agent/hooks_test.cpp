@@ -180,6 +180,10 @@ TEST_CASE("a hook that times out or crashes blocks nothing", "[agent][hooks]") {
     const auto events =
         run_turn(dir, options_with(dir, kTouchThenDone, pre_tool_use("sleep 20", "*", 0.3)));
     CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(15));
+    // Seen once in CI (not reproduced): the marker missing after a timeout.
+    // What the call answered says why, should it happen again.
+    const auto results = events_of<session::ToolResult>(events);
+    INFO("tool result: " << (results.empty() ? std::string("none") : result_text(results.at(0))));
     CHECK(exists(dir, "marker.txt"));
     const auto hooks = events_of<session::HookRan>(events);
     REQUIRE(hooks.size() == 1);

@@ -139,6 +139,7 @@ def initialized(home, *args):
     ident = acp.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
     _, _, answer = acp.until_answer(ident)
     result = answer["result"]
+    acp.initialize_result = result
     check(result["protocolVersion"] == 1 and result["agentCapabilities"]["loadSession"], result)
     check(result["agentInfo"]["name"] == "ava", result)
     return acp
@@ -253,7 +254,7 @@ def bad_requests(acp, session):
     ident = acp.request("session/new", {"cwd": "relative/dir", "mcpServers": []})
     check(acp.take()["error"]["code"] == -32602, "relative cwd")
     ident = acp.request("session/prompt", {"sessionId": session,
-                                           "prompt": [{"type": "image", "data": "", "mimeType": "image/png"}]})
+                                           "prompt": [{"type": "audio", "data": "", "mimeType": "audio/wav"}]})
     answer = acp.take()
     check(answer["id"] == ident and "not supported" in answer["error"]["message"], answer)
     ident = acp.request("session/prompt", {"sessionId": "nope", "prompt": []})
@@ -307,6 +308,19 @@ def in_process():
         session = new_session(acp, home.project)
         check(acp.commands["review"] == {"name": "review", "description": "Review a file",
                                          "input": {"hint": "FILE"}}, acp.commands)
+        # An image goes to the model as an attachment of the input.
+        png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA"
+               "60e6kgAAAABJRU5ErkJggg==")
+        check(acp.initialize_result["agentCapabilities"]["promptCapabilities"]["image"], "image")
+        ident = acp.request("session/prompt", {"sessionId": session, "prompt": [
+            {"type": "text", "text": "what is in the picture?"},
+            {"type": "image", "mimeType": "image/png", "data": png}]})
+        updates, _, answer = acp.until_answer(ident)
+        check(answer["result"]["stopReason"] == "end_turn", answer)
+        log = subprocess.run(["zstd", "-dc", os.path.join(home.root, "sessions",
+                                                           session + ".jsonl.zst")],
+                             capture_output=True, text=True).stdout
+        check('"media_type":"image/png"' in log and png in log, "the image is not in the log")
         updates, _, answer = prompt(acp, session, "/help")
         check(answer["result"]["stopReason"] == "end_turn" and "/review" in text_of(updates),
               updates)

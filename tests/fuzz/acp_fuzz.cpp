@@ -40,6 +40,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // The same bytes as a prompt's blocks.
   const auto blocks = nlohmann::json::parse(text, nullptr, false);
-  if (!blocks.is_discarded()) (void)ava::acp::prompt_text(blocks);
+  if (!blocks.is_discarded()) (void)ava::acp::prompt_input(blocks);
   return 0;
 }

@@ -33,7 +33,7 @@ class Conversation {
   // The durable log so far (session/load replays it).
   virtual Result<std::vector<session::Event>> history() = 0;
   // Sends input; a TurnDone is queued once what it started is over.
-  virtual Result<void> send(const std::string& text) = 0;
+  virtual Result<void> send(const std::string& text, std::vector<content::ImageBlock> images) = 0;
   virtual Result<void> abort() = 0;
   virtual Result<void> decide(const std::string& approval_id,
                               const agent::ApprovalAnswer& answer) = 0;
