@@ -219,8 +219,7 @@ class Bridge {
     auto session = std::make_shared<Session>();
     session->conversation = std::move(*opened);
     session->id = session->conversation->id();
-    std::vector<session::ApprovalRequested> waiting;
-    if (load && !replay(*session, waiting)) {
+    if (load && !replay(*session)) {
       out_.error(id, internal_error, "the conversation's log could not be read");
       return;
     }
@@ -228,32 +227,23 @@ class Bridge {
       std::lock_guard lock(sessions_mutex_);
       sessions_[session->id] = session;
     }
-    session->pump = std::thread([this, session] { pump(*session); });
+    session->pump = std::thread([this, session] { pump(session); });
     const auto modes = session_modes(session->conversation->permission_mode());
     out_.result(id,
                 load ? json{{"modes", modes}} : json{{"sessionId", session->id}, {"modes", modes}});
     notify(session->id, available_commands_update(session->conversation->cwd(), options_.home));
-    for (const auto& approval : waiting) ask(*session, approval);
+    // Calls that waited for a person before this client came.
+    for (const auto& approval : session->conversation->pending_approvals()) ask(session, approval);
   }
 
-  // session/load: the log as updates, and the approvals still waiting.
-  bool replay(Session& session, std::vector<session::ApprovalRequested>& waiting) {
+  // session/load: the log as updates.
+  bool replay(Session& session) {
     auto history = session.conversation->history();
     if (!history) return false;
     UpdateMapper mapper(session.conversation->cwd());
-    std::map<std::string, session::ApprovalRequested> open;
     for (const auto& event : *history) {
       for (auto& update : mapper.on_event(event, true)) notify(session.id, std::move(update));
-      if (const auto* asked = std::get_if<session::ApprovalRequested>(&event.body)) {
-        open[asked->approval_id] = *asked;
-      } else if (const auto* decided = std::get_if<session::ApprovalDecided>(&event.body)) {
-        open.erase(decided->approval_id);
-      } else if (const auto* result = std::get_if<session::ToolResult>(&event.body)) {
-        std::erase_if(open,
-                      [&](const auto& item) { return item.second.call_id == result->call_id; });
-      }
     }
-    for (auto& [approval_id, request] : open) waiting.push_back(std::move(request));
     return true;
   }
 
@@ -311,7 +301,8 @@ class Bridge {
                 {"params", {{"sessionId", session_id}, {"update", std::move(update)}}}});
   }
 
-  void pump(Session& session) {
+  void pump(const std::shared_ptr<Session>& owner) {
+    Session& session = *owner;
     UpdateMapper mapper(session.conversation->cwd());
     while (!session.stopping) {
       auto item = session.conversation->next(std::chrono::milliseconds(200));
@@ -319,7 +310,7 @@ class Bridge {
       if (const auto* event = std::get_if<session::Event>(&*item)) {
         for (auto& update : mapper.on_event(*event, false)) notify(session.id, std::move(update));
         if (const auto* asked = std::get_if<session::ApprovalRequested>(&event->body)) {
-          ask(session, *asked);
+          ask(owner, *asked);
         } else if (const auto* ended = std::get_if<session::TurnEnded>(&event->body)) {
           std::lock_guard lock(session.mutex);
           session.end_reason = std::string(session::to_string(ended->reason));
@@ -357,13 +348,13 @@ class Bridge {
 
   // session/request_permission for a call that waits for a person; the
   // editor's choice becomes the conversation's decision.
-  void ask(Session& session, const session::ApprovalRequested& approval) {
+  void ask(const std::shared_ptr<Session>& session, const session::ApprovalRequested& approval) {
     {
-      std::lock_guard lock(session.mutex);
-      if (!session.asked.insert(approval.approval_id).second) return;
+      std::lock_guard lock(session->mutex);
+      if (!session->asked.insert(approval.approval_id).second) return;
     }
     json tool_call = tool_call_update(approval.call_id, approval.tool_name, approval.arguments,
-                                      session.conversation->cwd());
+                                      session->conversation->cwd());
     tool_call.erase("sessionUpdate");
     json options =
         json::array({{{"optionId", "allow_once"}, {"name", "Allow"}, {"kind", "allow_once"}}});
@@ -375,7 +366,7 @@ class Bridge {
     }
     options.push_back({{"optionId", "reject_once"}, {"name", "Deny"}, {"kind", "reject_once"}});
     const auto request_id = next_request_id_++;
-    auto weak = std::weak_ptr<Session>(find(session.id));
+    auto weak = std::weak_ptr<Session>(session);
     {
       std::lock_guard lock(pending_mutex_);
       pending_[request_id] = [weak, approval_id = approval.approval_id, rule](const json& result) {
@@ -402,7 +393,7 @@ class Bridge {
         {{"jsonrpc", "2.0"},
          {"id", request_id},
          {"method", "session/request_permission"},
-         {"params", {{"sessionId", session.id}, {"toolCall", tool_call}, {"options", options}}}});
+         {"params", {{"sessionId", session->id}, {"toolCall", tool_call}, {"options", options}}}});
   }
 
   // An answer to a request of ours.

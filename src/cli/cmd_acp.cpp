@@ -48,6 +48,9 @@ class ChatConversation final : public acp::Conversation {
                       const agent::ApprovalAnswer& answer) override {
     return chat_->decide(approval_id, answer);
   }
+  std::vector<session::ApprovalRequested> pending_approvals() override {
+    return chat_->pending_approvals();
+  }
   std::string permission_mode() override { return chat_->info().permission_mode; }
   Result<void> set_permission_mode(const std::string& mode) override {
     return chat_->set_permission_mode(mode);

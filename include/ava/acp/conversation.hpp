@@ -37,6 +37,8 @@ class Conversation {
   virtual Result<void> abort() = 0;
   virtual Result<void> decide(const std::string& approval_id,
                               const agent::ApprovalAnswer& answer) = 0;
+  // Calls waiting for a person now, in request order.
+  virtual std::vector<session::ApprovalRequested> pending_approvals() = 0;
   // The permission mode calls are checked in (ask, accept-edits, plan,
   // auto): ACP's session modes.
   virtual std::string permission_mode() = 0;
