@@ -291,7 +291,8 @@ TEST_CASE("a /plan turn waits for approval, approving switches the mode and runs
   REQUIRE(spin_until([&] { return model.goal() == "ship it"; }));
   REQUIRE(workbench.send(QStringLiteral("/goal clear")));
   REQUIRE(spin_until([&] { return model.goal().isEmpty(); }));
-  REQUIRE(count(model, ViewItem::Kind::command) == 2);
+  // The goal_set event comes before the command's output: wait for both.
+  REQUIRE(spin_until([&] { return count(model, ViewItem::Kind::command) == 2; }));
 
   REQUIRE(workbench.send(QStringLiteral("/plan tidy the readme")));
   REQUIRE(spin_until([&] { return model.planAwaitingApproval(); }));
