@@ -32,7 +32,7 @@ set(AVA_ALLOWED_mcp oauth tool proc transport base)
 set(AVA_ALLOWED_agent session llm tool policy prompts proc content base)
 set(AVA_ALLOWED_recording llm session content base)
 # the Agent Client Protocol bridge: editors' sessions as conversations.
-set(AVA_ALLOWED_acp agent session llm prompts content base)
+set(AVA_ALLOWED_acp agent tool session llm prompts proc content base)
 set(AVA_ALLOWED_protocol base)
 set(AVA_ALLOWED_store base)
 set(AVA_ALLOWED_automation store base)

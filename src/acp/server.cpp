@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "ava/acp/mcp_servers.hpp"
+#include "ava/acp/options.hpp"
 #include "ava/acp/prompt.hpp"
 #include "ava/acp/updates.hpp"
 #include "ava/base/json.hpp"
@@ -54,6 +55,8 @@ class Output {
 struct Session {
   std::string id;
   std::unique_ptr<Conversation> conversation;
+  std::shared_ptr<EditorLink> editor;  // null: the editor offers no fs or terminal
+  std::vector<ModelOption> models;     // offered, read once at open
   std::thread pump;
   std::atomic<bool> stopping{false};
 
@@ -63,21 +66,77 @@ struct Session {
   std::string end_reason;       // of the last turn_end
   std::string last_error;       // of the last error event
   std::set<std::string> asked;  // approval ids sent to the editor
+  std::string mode;             // the permission mode, as last reported
+  std::string model;            // "provider:model", as last reported
 };
 
-// Ava's permission modes as ACP session modes (docs/permissions.md).
-json session_modes(std::string current) {
-  if (current.empty()) current = "ask";
-  json modes = json::array();
-  for (const auto& [id, name, description] :
-       {std::tuple{"ask", "Ask", "Reads run; edits, commands, network and MCP calls ask first"},
-        std::tuple{"accept-edits", "Accept edits", "As Ask, and edits inside the project run"},
-        std::tuple{"plan", "Plan", "Read-only: the agent plans, nothing is changed"},
-        std::tuple{"auto", "Auto", "Everything runs, commands inside the sandbox when it is on"}}) {
-    modes.push_back({{"id", id}, {"name", name}, {"description", description}});
+// Our requests to the editor, waiting for its answers. Closed when the
+// bridge ends: what still waits is answered cancelled, later requests at
+// once.
+class Requests final : public EditorChannel {
+ public:
+  explicit Requests(Output& out) : out_(out) {}
+
+  void request(const std::string& method, json params, Answered answered) override {
+    {
+      std::lock_guard lock(mutex_);
+      if (!closed_) {
+        const auto id = next_id_++;
+        pending_[id] = std::move(answered);
+        // Written under the lock: after close() nothing reaches `out_`.
+        out_.write(
+            {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+        return;
+      }
+    }
+    answered(fail(ErrorCode::cancelled, "the editor is gone"));
   }
-  return json{{"currentModeId", current}, {"availableModes", modes}};
-}
+
+  void notify(const std::string& method, json params) override {
+    std::lock_guard lock(mutex_);
+    if (!closed_)
+      out_.write({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+  }
+
+  // An answer from the editor: its result, or its error as `unavailable`.
+  void answered(const json& message) {
+    const auto id = base::json_value(message, "id", json());
+    if (!id.is_number_integer()) return;
+    Answered callback;
+    {
+      std::lock_guard lock(mutex_);
+      auto found = pending_.find(id.get<std::int64_t>());
+      if (found == pending_.end()) return;
+      callback = std::move(found->second);
+      pending_.erase(found);
+    }
+    if (message.contains("result")) {
+      callback(message["result"]);
+      return;
+    }
+    const auto error = base::json_value(message, "error", json::object());
+    auto text = base::json_value(error, "message", std::string("no result"));
+    if (text.size() > 500) text = text.substr(0, 500) + "...";
+    callback(fail(ErrorCode::unavailable, "the editor answered: " + text));
+  }
+
+  void close() {
+    std::map<std::int64_t, Answered> pending;
+    {
+      std::lock_guard lock(mutex_);
+      closed_ = true;
+      pending.swap(pending_);
+    }
+    for (auto& [id, callback] : pending) callback(fail(ErrorCode::cancelled, "the editor is gone"));
+  }
+
+ private:
+  Output& out_;
+  std::mutex mutex_;
+  bool closed_ = false;
+  std::int64_t next_id_ = 1;
+  std::map<std::int64_t, Answered> pending_;
+};
 
 // "cancelled", else the turn's end: max_steps is max_turn_requests.
 std::string stop_reason(const std::string& end_reason, bool cancelled) {
@@ -89,9 +148,14 @@ std::string stop_reason(const std::string& end_reason, bool cancelled) {
 class Bridge {
  public:
   Bridge(std::ostream& out, ConversationOpener& opener, ServerOptions options)
-      : out_(out), opener_(opener), options_(std::move(options)) {}
+      : out_(out),
+        requests_(std::make_shared<Requests>(out_)),
+        opener_(opener),
+        options_(std::move(options)) {}
 
   ~Bridge() {
+    // Tools waiting for the editor give up first, so the agents can stop.
+    requests_->close();
     std::map<std::string, std::shared_ptr<Session>> sessions;
     {
       std::lock_guard lock(sessions_mutex_);
@@ -116,7 +180,7 @@ class Bridge {
     const json& message = *parsed;
     const json id = message.contains("id") ? message["id"] : json();
     if (!message.contains("method")) {
-      answered(message);
+      requests_->answered(message);
       return;
     }
     if (!message["method"].is_string()) {
@@ -143,6 +207,7 @@ class Bridge {
  private:
   void request(const json& id, const std::string& method, const json& params) {
     if (method == "initialize") {
+      editor_ = parse_editor_capabilities(params);
       out_.result(id, initialize_result());
     } else if (method == "authenticate") {
       out_.result(id, json::object());  // no auth methods: nothing to do
@@ -154,6 +219,8 @@ class Bridge {
       prompt(id, params);
     } else if (method == "session/set_mode") {
       set_mode(id, params);
+    } else if (method == "session/set_config_option") {
+      set_config_option(id, params);
     } else {
       out_.error(id, method_not_found, "method not found: " + method.substr(0, 80));
     }
@@ -199,7 +266,9 @@ class Bridge {
       out_.error(id, invalid_params, servers.error().message);
       return;
     }
-    OpenRequest request{.cwd = cwd, .session_id = {}, .mcp_servers = std::move(*servers)};
+    OpenRequest request{
+        .cwd = cwd, .session_id = {}, .mcp_servers = std::move(*servers), .editor = nullptr};
+    if (editor_.any()) request.editor = std::make_shared<EditorLink>(requests_, editor_);
     if (load) {
       request.session_id = base::json_value(params, "sessionId", std::string());
       if (request.session_id.empty()) {
@@ -210,6 +279,7 @@ class Bridge {
         out_.error(id, invalid_params, "session " + request.session_id + " is already open");
         return;
       }
+      if (request.editor) request.editor->set_session_id(request.session_id);
     }
     auto opened = opener_.open(request);
     if (!opened) {
@@ -219,6 +289,11 @@ class Bridge {
     auto session = std::make_shared<Session>();
     session->conversation = std::move(*opened);
     session->id = session->conversation->id();
+    session->editor = request.editor;
+    if (session->editor) session->editor->set_session_id(session->id);
+    session->models = session->conversation->models();
+    session->mode = session->conversation->permission_mode();
+    session->model = session->conversation->model();
     if (load && !replay(*session)) {
       out_.error(id, internal_error, "the conversation's log could not be read");
       return;
@@ -228,9 +303,9 @@ class Bridge {
       sessions_[session->id] = session;
     }
     session->pump = std::thread([this, session] { pump(session); });
-    const auto modes = session_modes(session->conversation->permission_mode());
-    out_.result(id,
-                load ? json{{"modes", modes}} : json{{"sessionId", session->id}, {"modes", modes}});
+    json answer{{"modes", session_modes(session->mode)}, {"configOptions", options_of(*session)}};
+    if (!load) answer["sessionId"] = session->id;
+    out_.result(id, answer);
     notify(session->id, available_commands_update(session->conversation->cwd(), options_.home));
     // Calls that waited for a person before this client came.
     for (const auto& approval : session->conversation->pending_approvals()) ask(session, approval);
@@ -295,6 +370,57 @@ class Bridge {
     out_.result(id, json::object());
   }
 
+  // session/set_config_option: "mode" (a permission mode) or "model"
+  // ("provider:model"); the answer has every option's value after it.
+  void set_config_option(const json& id, const json& params) {
+    auto session = find(base::json_value(params, "sessionId", std::string()));
+    if (!session) {
+      out_.error(id, invalid_params, "unknown sessionId");
+      return;
+    }
+    const auto option = base::json_value(params, "configId", std::string());
+    const auto value = base::json_value(params, "value", std::string());
+    if (value.empty()) {
+      out_.error(id, invalid_params, "value must be a non-empty string");
+      return;
+    }
+    Result<void> set =
+        fail(ErrorCode::invalid_argument, "unknown configId: " + option.substr(0, 80));
+    if (option == "mode") set = session->conversation->set_permission_mode(value);
+    if (option == "model") set = session->conversation->set_model(value);
+    if (!set) {
+      out_.error(id, invalid_params, set.error().message);
+      return;
+    }
+    {
+      std::lock_guard lock(session->mutex);
+      (option == "mode" ? session->mode : session->model) = value;
+    }
+    out_.result(id, {{"configOptions", options_of(*session)}});
+  }
+
+  json options_of(Session& session) {
+    std::lock_guard lock(session.mutex);
+    return config_options(session.mode, session.model, session.models);
+  }
+
+  // A mode or model changed (here, in another client, by /model): the
+  // options as they are now.
+  void options_changed(Session& session, const session::EventBody& body) {
+    {
+      std::lock_guard lock(session.mutex);
+      if (const auto* mode = std::get_if<session::PermissionModeChanged>(&body)) {
+        session.mode = mode->mode;
+      } else if (const auto* model = std::get_if<session::ModelChanged>(&body)) {
+        session.model = model->provider + ":" + model->model;
+      } else {
+        return;
+      }
+    }
+    notify(session.id,
+           {{"sessionUpdate", "config_option_update"}, {"configOptions", options_of(session)}});
+  }
+
   void notify(const std::string& session_id, json update) {
     out_.write({{"jsonrpc", "2.0"},
                 {"method", "session/update"},
@@ -308,7 +434,14 @@ class Bridge {
       auto item = session.conversation->next(std::chrono::milliseconds(200));
       if (!item) continue;
       if (const auto* event = std::get_if<session::Event>(&*item)) {
-        for (auto& update : mapper.on_event(*event, false)) notify(session.id, std::move(update));
+        for (auto& update : mapper.on_event(*event, false)) {
+          const auto call_id = base::json_value(update, "sessionUpdate", "") == "tool_call"
+                                   ? base::json_value(update, "toolCallId", "")
+                                   : std::string();
+          notify(session.id, std::move(update));
+          if (!call_id.empty() && session.editor) session.editor->announced(call_id);
+        }
+        options_changed(session, event->body);
         if (const auto* asked = std::get_if<session::ApprovalRequested>(&event->body)) {
           ask(owner, *asked);
         } else if (const auto* ended = std::get_if<session::TurnEnded>(&event->body)) {
@@ -365,61 +498,41 @@ class Bridge {
                          {"kind", "allow_always"}});
     }
     options.push_back({{"optionId", "reject_once"}, {"name", "Deny"}, {"kind", "reject_once"}});
-    const auto request_id = next_request_id_++;
     auto weak = std::weak_ptr<Session>(session);
-    {
-      std::lock_guard lock(pending_mutex_);
-      pending_[request_id] = [weak, approval_id = approval.approval_id, rule](const json& result) {
-        auto owner = weak.lock();
-        if (!owner) return;
-        const auto outcome = base::json_value(result, "outcome", json::object());
-        const auto chosen = base::json_value(outcome, "optionId", std::string());
-        agent::ApprovalAnswer answer;
-        if (base::json_value(outcome, "outcome", std::string()) == "selected" &&
-            (chosen == "allow_once" || chosen == "allow_always")) {
-          answer.decision = session::ApprovalDecision::allow;
-          if (chosen == "allow_always" && !rule.empty()) {
-            answer.scope = session::ApprovalScope::conversation;
-            answer.rule = rule;
-          }
-        } else {
-          answer.message = "The user declined this call in the editor.";
+    auto decided = [weak, approval_id = approval.approval_id, rule](const Result<json>& result) {
+      auto owner = weak.lock();
+      // The editor went away: the call waits on, for another client.
+      if (!owner || (!result && result.error().code == ErrorCode::cancelled)) return;
+      // An error answer is a refusal.
+      const auto outcome =
+          base::json_value(result.value_or(json::object()), "outcome", json::object());
+      const auto chosen = base::json_value(outcome, "optionId", std::string());
+      agent::ApprovalAnswer answer;
+      if (base::json_value(outcome, "outcome", std::string()) == "selected" &&
+          (chosen == "allow_once" || chosen == "allow_always")) {
+        answer.decision = session::ApprovalDecision::allow;
+        if (chosen == "allow_always" && !rule.empty()) {
+          answer.scope = session::ApprovalScope::conversation;
+          answer.rule = rule;
         }
-        // Decided meanwhile elsewhere (another client, an abort): nothing to do.
-        (void)owner->conversation->decide(approval_id, answer);
-      };
-    }
-    out_.write(
-        {{"jsonrpc", "2.0"},
-         {"id", request_id},
-         {"method", "session/request_permission"},
-         {"params", {{"sessionId", session->id}, {"toolCall", tool_call}, {"options", options}}}});
-  }
-
-  // An answer to a request of ours.
-  void answered(const json& message) {
-    const auto id = base::json_value(message, "id", json());
-    if (!id.is_number_integer()) return;
-    std::function<void(const json&)> callback;
-    {
-      std::lock_guard lock(pending_mutex_);
-      auto found = pending_.find(id.get<std::int64_t>());
-      if (found == pending_.end()) return;
-      callback = std::move(found->second);
-      pending_.erase(found);
-    }
-    // An error answer is a refusal.
-    callback(message.contains("result") ? message["result"] : json::object());
+      } else {
+        answer.message = "The user declined this call in the editor.";
+      }
+      // Decided meanwhile elsewhere (another client, an abort): nothing to do.
+      (void)owner->conversation->decide(approval_id, answer);
+    };
+    requests_->request("session/request_permission",
+                       {{"sessionId", session->id}, {"toolCall", tool_call}, {"options", options}},
+                       std::move(decided));
   }
 
   Output out_;
+  std::shared_ptr<Requests> requests_;
   ConversationOpener& opener_;
   ServerOptions options_;
+  EditorCapabilities editor_;  // from initialize
   std::mutex sessions_mutex_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
-  std::atomic<std::int64_t> next_request_id_{1};
-  std::mutex pending_mutex_;
-  std::map<std::int64_t, std::function<void(const json&)>> pending_;
 };
 
 // One line, at most `limit` bytes kept (the rest is read and dropped);
@@ -445,6 +558,10 @@ bool read_line(std::istream& in, std::string& line, bool& too_long) {
 
 void serve(std::istream& in, std::ostream& out, ConversationOpener& opener,
            const ServerOptions& options) {
+  // A tied output (std::cin's is std::cout) would be flushed by every read,
+  // on this thread and outside the writers' lock: two threads in one
+  // stream's buffer duplicate and interleave lines.
+  in.tie(nullptr);
   Bridge bridge(out, opener, options);
   std::string line;
   bool too_long = false;

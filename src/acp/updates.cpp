@@ -77,12 +77,17 @@ std::string result_text(const session::ToolResult& result) {
   return text;
 }
 
-json tool_result_update(const session::ToolResult& result) {
+json tool_result_update(const session::ToolResult& result, bool replay) {
   const bool ok = result.status == session::ToolStatus::ok;
   json update{{"sessionUpdate", "tool_call_update"},
               {"toolCallId", result.call_id},
               {"status", ok ? "completed" : "failed"}};
-  if (auto text = result_text(result); !text.empty()) {
+  // A command run in the editor's terminal: the terminal embedded while it
+  // ran stays the content (the editor keeps its output); a replay has only
+  // the text.
+  const bool in_terminal =
+      !replay && !base::json_value(result.details, "terminal_id", std::string()).empty();
+  if (auto text = result_text(result); !text.empty() && !in_terminal) {
     update["content"] = json::array({{{"type", "content"}, {"content", text_block(text)}}});
   }
   if (!result.details.is_null()) update["rawOutput"] = result.details;
@@ -168,7 +173,7 @@ std::vector<json> UpdateMapper::on_event(const session::Event& event, bool repla
       }
     }
   } else if (const auto* result = std::get_if<session::ToolResult>(&event.body)) {
-    out.push_back(tool_result_update(*result));
+    out.push_back(tool_result_update(*result, replay));
   } else if (const auto* output = std::get_if<session::CommandOutput>(&event.body)) {
     if (replay && !output->text.empty()) out.push_back(chunk("user_message_chunk", output->text));
     if (!output->output.empty()) out.push_back(chunk("agent_message_chunk", output->output));

@@ -36,11 +36,14 @@ struct LocalAgent {
   std::unique_ptr<agent::Agent> agent;
 };
 
+// Adjusts an agent's options just before it is created.
+using AgentCustomizer = std::function<Result<void>(agent::AgentOptions&, bool existing)>;
+
 struct LocalAgentOptions {
   server::PermissionDefaults permission_defaults;
   // Runs on the options just before the agent is created (-p's recorder
   // wraps the provider factory); a failure is a usage error.
-  std::function<Result<void>(agent::AgentOptions&, bool existing)> customize;
+  AgentCustomizer customize;
   // MCP servers of this conversation only (an editor's, given in ACP's
   // session/new), offered in its folder beside the configured ones; a name
   // that is configured already is a usage error.

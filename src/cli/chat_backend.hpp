@@ -65,6 +65,9 @@ class ChatBackend {
   // ask, accept-edits, plan or auto from the next call on (invalid_argument
   // for another word); kept in the log like a mode chosen in any client.
   virtual Result<void> set_permission_mode(const std::string& mode) = 0;
+  // Another model from the next step on (empty provider: the current
+  // one's); a model_changed event records it.
+  virtual Result<void> set_model(const agent::ModelChoice& choice) = 0;
   // The next item, or nullopt after `timeout`.
   std::optional<Item> next(std::chrono::milliseconds timeout);
   // /clear: a new conversation with the same options, in place of this one.
@@ -84,8 +87,11 @@ class ChatBackend {
 // an agent in this process. `session_mcp_servers`: MCP servers of this
 // conversation only, as an mcpServers object (agent_setup.hpp), run where
 // its agent runs; a conversation the backend already has gets none.
+// `customize`: as LocalAgentOptions has it, for an agent in this process
+// only (the backend's agents are configured there).
 std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open_chat_backend(
     const PromptFlags& flags, bool in_process,
-    const nlohmann::json& session_mcp_servers = nlohmann::json::object());
+    const nlohmann::json& session_mcp_servers = nlohmann::json::object(),
+    const AgentCustomizer& customize = {});
 
 }  // namespace ava::cli

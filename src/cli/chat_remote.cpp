@@ -89,7 +89,8 @@ std::string conversation_id_of(const std::string& given) {
 }  // namespace
 
 std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open_chat_backend(
-    const PromptFlags& flags, bool in_process, const json& session_mcp_servers) {
+    const PromptFlags& flags, bool in_process, const json& session_mcp_servers,
+    const AgentCustomizer& customize) {
   auto home = base::Home::resolve();
   if (!home) return failed(home.error());
   if (!in_process) {
@@ -106,7 +107,7 @@ std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open_chat_backend(
   }
   // In this process; continuing a conversation the backend runs is refused
   // there (make_local_agent checks the owner).
-  return ChatSession::open(flags, std::move(servers));
+  return ChatSession::open(flags, std::move(servers), customize);
 }
 
 RemoteChat::RemoteChat(base::Home home, machine::BackendEndpoint backend, PromptFlags flags)
@@ -407,6 +408,13 @@ Result<void> RemoteChat::set_permission_mode(const std::string& mode) {
   AVA_TRY(auto status,
           call("PUT", "/api/conversations/" + id_ + "/permissions", json{{"mode", mode}}));
   permission_mode_ = string_field(status, "permissionMode");
+  return {};
+}
+
+Result<void> RemoteChat::set_model(const agent::ModelChoice& choice) {
+  AVA_TRY(auto status, call("PUT", "/api/conversations/" + id_ + "/model",
+                            json{{"provider", choice.provider}, {"model", choice.model}}));
+  (void)status;
   return {};
 }
 

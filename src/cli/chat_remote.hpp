@@ -44,6 +44,7 @@ class RemoteChat final : public ChatBackend {
   Result<void> abort() override;
   Result<void> decide(const std::string& approval_id, const agent::ApprovalAnswer& answer) override;
   Result<void> set_permission_mode(const std::string& mode) override;
+  Result<void> set_model(const agent::ModelChoice& choice) override;
   std::expected<std::unique_ptr<ChatBackend>, SetupFailure> start_new() override;
 
  private:

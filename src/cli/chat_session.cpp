@@ -18,24 +18,27 @@ namespace asio = boost::asio;
 }  // namespace
 
 std::expected<std::unique_ptr<ChatBackend>, SetupFailure> ChatSession::open(
-    const PromptFlags& flags, std::vector<capabilities::McpServerEntry> session_mcp_servers) {
+    const PromptFlags& flags, std::vector<capabilities::McpServerEntry> session_mcp_servers,
+    AgentCustomizer customize) {
   SignalsBlocked blocked;
   auto local = make_local_agent(
       flags, {.permission_defaults = {.sandbox = proc::SandboxMode::workspace_write,
                                       .auto_inside_sandbox = false,
                                       .can_ask = true},
-              .customize = {},
+              .customize = customize,
               .session_mcp_servers = session_mcp_servers});
   if (!local) return std::unexpected(std::move(local.error()));
-  return std::unique_ptr<ChatBackend>(
-      new ChatSession(std::move(*local), flags, std::move(session_mcp_servers)));
+  return std::unique_ptr<ChatBackend>(new ChatSession(
+      std::move(*local), flags, std::move(session_mcp_servers), std::move(customize)));
 }
 
 ChatSession::ChatSession(std::unique_ptr<LocalAgent> local, PromptFlags flags,
-                         std::vector<capabilities::McpServerEntry> session_mcp_servers)
+                         std::vector<capabilities::McpServerEntry> session_mcp_servers,
+                         AgentCustomizer customize)
     : local_(std::move(local)),
       flags_(std::move(flags)),
-      session_mcp_servers_(std::move(session_mcp_servers)) {
+      session_mcp_servers_(std::move(session_mcp_servers)),
+      customize_(std::move(customize)) {
   local_->agent->subscribe([this](const session::Event& event) { push(event); });
   local_->agent->subscribe_live([this](const agent::LiveEvent& event) {
     // Only what is shown: state changes are read from the events.
@@ -92,6 +95,10 @@ Result<void> ChatSession::set_permission_mode(const std::string& mode) {
   return local_->agent->set_permission_mode(parsed);
 }
 
+Result<void> ChatSession::set_model(const agent::ModelChoice& choice) {
+  return local_->agent->set_model(choice);
+}
+
 ChatBackend::Info ChatSession::info() {
   const auto status = local_->agent->status();
   return {.session_id = status.session_id,
@@ -126,7 +133,7 @@ std::expected<std::unique_ptr<ChatBackend>, SetupFailure> ChatSession::start_new
   PromptFlags fresh = flags_;
   fresh.session.clear();
   fresh.continue_latest = false;
-  return open(fresh, session_mcp_servers_);
+  return open(fresh, session_mcp_servers_, customize_);
 }
 
 }  // namespace ava::cli

@@ -21,7 +21,8 @@ class ChatSession final : public ChatBackend {
  public:
   // `session_mcp_servers`: as LocalAgentOptions has them (agent_setup.hpp).
   static std::expected<std::unique_ptr<ChatBackend>, SetupFailure> open(
-      const PromptFlags& flags, std::vector<capabilities::McpServerEntry> session_mcp_servers = {});
+      const PromptFlags& flags, std::vector<capabilities::McpServerEntry> session_mcp_servers = {},
+      AgentCustomizer customize = {});
   ~ChatSession() override;  // closes the agent (its log synced), then the MCP servers
   ChatSession(const ChatSession&) = delete;
   ChatSession& operator=(const ChatSession&) = delete;
@@ -34,15 +35,18 @@ class ChatSession final : public ChatBackend {
   Result<void> abort() override;
   Result<void> decide(const std::string& approval_id, const agent::ApprovalAnswer& answer) override;
   Result<void> set_permission_mode(const std::string& mode) override;
+  Result<void> set_model(const agent::ModelChoice& choice) override;
   std::expected<std::unique_ptr<ChatBackend>, SetupFailure> start_new() override;
 
  private:
   ChatSession(std::unique_ptr<LocalAgent> local, PromptFlags flags,
-              std::vector<capabilities::McpServerEntry> session_mcp_servers);
+              std::vector<capabilities::McpServerEntry> session_mcp_servers,
+              AgentCustomizer customize);
 
   std::unique_ptr<LocalAgent> local_;
   PromptFlags flags_;
   std::vector<capabilities::McpServerEntry> session_mcp_servers_;
+  AgentCustomizer customize_;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::thread thread_;
 };

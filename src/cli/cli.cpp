@@ -36,7 +36,7 @@ struct Subcommand {
   std::string_view name;
   void (*add)(CLI::App&, CliContext&);
 };
-constexpr std::array<Subcommand, 19> subcommands{{
+constexpr std::array<Subcommand, 20> subcommands{{
     {"chat", add_chat_commands},
     {"acp", add_acp_commands},
     {"session", add_session_commands},
@@ -56,6 +56,7 @@ constexpr std::array<Subcommand, 19> subcommands{{
     {"analytics", add_analytics_commands},
     {"eval", add_eval_commands},
     {"replay", add_replay_commands},
+    {"sandbox-exec", add_sandbox_exec_command},
 }};
 
 bool has_argument(int argc, char** argv, std::string_view word) {

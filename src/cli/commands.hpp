@@ -45,6 +45,7 @@ int usage_error(CommandName command, const Error& error);
 
 // One function per command file (src/cli/cmd_<name>.cpp); cli.cpp calls each.
 void add_session_commands(CLI::App& cli, CliContext& context);
+void add_sandbox_exec_command(CLI::App& cli, CliContext& context);
 void add_debug_commands(CLI::App& cli, CliContext& context);
 void add_models_commands(CLI::App& cli, CliContext& context);
 void add_backend_commands(CLI::App& cli, CliContext& context);

@@ -2,6 +2,7 @@
 
 #include "ava/proc/capture.hpp"
 #include "ava/tool/edit.hpp"
+#include "ava/tool/files.hpp"
 #include "ava/tool/registry.hpp"
 #include "file_io.hpp"
 
@@ -43,6 +44,47 @@ const char* const legacy_schema = R"({
   "additionalProperties": false
 })";
 
+}  // namespace
+
+std::variant<EditPlan, ToolResult> plan_edit(const json& arguments, std::string_view original,
+                                             std::string_view path_text,
+                                             const std::filesystem::path& path,
+                                             const base::Limits& limits) {
+  Result<std::vector<Replacement>> located;
+  if (!arguments.contains("edits")) {
+    located = locate_legacy_edit(original,
+                                 {arguments.at("old_string").get<std::string>(),
+                                  arguments.at("new_string").get<std::string>()},
+                                 arguments.value("replace_all", false));
+  } else {
+    std::vector<TextEdit> edits;
+    for (const auto& edit : arguments.at("edits")) {
+      edits.push_back(
+          {edit.at("oldText").get<std::string>(), edit.at("newText").get<std::string>()});
+    }
+    located = locate_edits(original, edits);
+  }
+  if (!located) {
+    return ToolResult::error(
+        fmt::format("Edit of {} rejected:\n{}", path_text, located.error().message));
+  }
+  std::string updated = apply_replacements(original, *located);
+  if (updated == original) {
+    return ToolResult::error(fmt::format(
+        "No change: the replacements leave {} as it is. No edits were applied.", path_text));
+  }
+  const std::string diff =
+      proc::truncate_middle(unified_diff(original, *located, path_text), limits.tool_output);
+  return EditPlan{
+      .updated = std::move(updated),
+      .report = ToolResult::text(
+          fmt::format("Edited {}: {} replacement{}.", path_text, located->size(),
+                      located->size() == 1 ? "" : "s"),
+          {{"path", path.string()}, {"replacements", located->size()}, {"diff", diff}})};
+}
+
+namespace {
+
 class EditTool final : public Tool {
  public:
   EditTool() {
@@ -54,7 +96,6 @@ class EditTool final : public Tool {
 
   boost::asio::awaitable<Result<ToolResult>> execute(const json& arguments,
                                                      ToolContext& context) override {
-    const bool legacy = !arguments.contains("edits");
     std::string path_text = arguments.value("path", arguments.value("file_path", std::string()));
     if (path_text.empty())
       co_return ToolResult::error("Invalid arguments for edit: path: is required");
@@ -65,39 +106,14 @@ class EditTool final : public Tool {
           fmt::format("Cannot edit {}: {}", path_text, original.error().message));
     }
 
-    Result<std::vector<Replacement>> located;
-    if (legacy) {
-      located = locate_legacy_edit(*original,
-                                   {arguments.at("old_string").get<std::string>(),
-                                    arguments.at("new_string").get<std::string>()},
-                                   arguments.value("replace_all", false));
-    } else {
-      std::vector<TextEdit> edits;
-      for (const auto& edit : arguments.at("edits")) {
-        edits.push_back(
-            {edit.at("oldText").get<std::string>(), edit.at("newText").get<std::string>()});
-      }
-      located = locate_edits(*original, edits);
-    }
-    if (!located) {
-      co_return ToolResult::error(
-          fmt::format("Edit of {} rejected:\n{}", path_text, located.error().message));
-    }
-    std::string updated = apply_replacements(*original, *located);
-    if (updated == *original) {
-      co_return ToolResult::error(fmt::format(
-          "No change: the replacements leave {} as it is. No edits were applied.", path_text));
-    }
-    if (auto written = file_io::write_file_atomic(path, updated); !written) {
+    auto planned = plan_edit(arguments, *original, path_text, path, context.limits);
+    auto* plan = std::get_if<EditPlan>(&planned);
+    if (plan == nullptr) co_return std::get<ToolResult>(std::move(planned));
+    if (auto written = file_io::write_file_atomic(path, plan->updated); !written) {
       co_return ToolResult::error(
           fmt::format("Could not write {}: {}", path_text, written.error().message));
     }
-    const std::string diff = proc::truncate_middle(unified_diff(*original, *located, path_text),
-                                                   context.limits.tool_output);
-    co_return ToolResult::text(
-        fmt::format("Edited {}: {} replacement{}.", path_text, located->size(),
-                    located->size() == 1 ? "" : "s"),
-        {{"path", path.string()}, {"replacements", located->size()}, {"diff", diff}});
+    co_return std::move(plan->report);
   }
 
  private:

@@ -123,3 +123,11 @@ Result<WriteOutcome> write_file_atomic(const fs::path& path, std::string_view by
 }
 
 }  // namespace ava::tool::file_io
+
+namespace ava::tool {
+
+std::filesystem::path resolve_path(const ToolContext& context, std::string_view path) {
+  return file_io::resolve(context, path);
+}
+
+}  // namespace ava::tool

@@ -6,12 +6,14 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 
 #include <fmt/format.h>
 
 #include "ava/base/base64.hpp"
 #include "ava/base/unique_fd.hpp"
 #include "ava/base/utf8.hpp"
+#include "ava/tool/files.hpp"
 #include "ava/tool/registry.hpp"
 #include "ava/tool/text.hpp"
 #include "file_io.hpp"
@@ -25,10 +27,32 @@ constexpr std::size_t default_line_limit = 2000;
 constexpr std::size_t max_line_bytes = 2000;
 constexpr std::size_t sniff_bytes = std::size_t{8} * 1024;
 
-// Reads a descriptor line by line through one buffer.
+// Reads lines through one buffer from a descriptor or from text in memory
+// (an editor's buffer).
 class LineReader {
  public:
-  explicit LineReader(int fd) : fd_(fd) {}
+  // Fills a buffer and says how many bytes it got; 0 at the end.
+  using Fill = std::function<Result<std::size_t>(char* buffer, std::size_t size)>;
+  explicit LineReader(Fill fill) : fill_(std::move(fill)) {}
+
+  static LineReader of_fd(int fd) {
+    return LineReader([fd](char* buffer, std::size_t size) -> Result<std::size_t> {
+      for (;;) {
+        const ssize_t count = ::read(fd, buffer, size);
+        if (count < 0 && errno == EINTR) continue;
+        if (count < 0) return base::fail_errno("read", errno);
+        return static_cast<std::size_t>(count);
+      }
+    });
+  }
+  static LineReader of_text(std::string_view text) {
+    return LineReader([text](char* buffer, std::size_t size) mutable -> Result<std::size_t> {
+      const auto count = std::min(size, text.size());
+      std::memcpy(buffer, text.data(), count);
+      text.remove_prefix(count);
+      return count;
+    });
+  }
 
   // The next line without its newline, keeping at most `keep` bytes of it
   // (one minified megabyte line must not be held whole); `length` is its
@@ -48,12 +72,10 @@ class LineReader {
         return true;
       }
       start_ = end_ = 0;
-      const ssize_t count = ::read(fd_, buffer_.data(), buffer_.size());
-      if (count < 0 && errno == EINTR) continue;
-      if (count < 0) return base::fail_errno("read", errno);
-      bytes_read_ += static_cast<std::size_t>(count);
+      AVA_TRY(const std::size_t count, fill_(buffer_.data(), buffer_.size()));
+      bytes_read_ += count;
       if (count == 0) return any;
-      end_ = static_cast<std::size_t>(count);
+      end_ = count;
     }
   }
 
@@ -61,7 +83,7 @@ class LineReader {
 
  private:
   std::string_view buffered() const { return {buffer_.data() + start_, end_ - start_}; }
-  int fd_;
+  Fill fill_;
   std::array<char, std::size_t{64} * 1024> buffer_{};
   std::size_t start_ = 0;
   std::size_t end_ = 0;
@@ -77,9 +99,8 @@ struct Listing {
   bool hit_byte_cap = false;
 };
 
-Result<Listing> list_lines(int fd, std::size_t offset, std::size_t limit, std::size_t byte_cap,
-                           std::size_t count_cap) {
-  LineReader reader(fd);
+Result<Listing> list_lines(LineReader& reader, std::size_t offset, std::size_t limit,
+                           std::size_t byte_cap, std::size_t count_cap) {
   Listing listing{.first = offset};
   std::string line;
   std::size_t length = 0;
@@ -124,6 +145,30 @@ std::string continuation_note(const Listing& listing, std::size_t byte_cap) {
                      listing.first, listing.last, of, listing.last + 1);
 }
 
+// The read tool's answer from a line reader: numbered lines from `offset`.
+Result<ToolResult> listing_result(LineReader& reader, std::string_view path_text,
+                                  const std::filesystem::path& path, std::size_t offset,
+                                  std::size_t limit, const base::Limits& limits) {
+  const std::size_t byte_cap = std::min(limits.read_file_bytes, limits.tool_output);
+  AVA_TRY(auto listing, list_lines(reader, offset, limit, byte_cap, limits.edit_file_bytes));
+  json details{{"path", path.string()}, {"offset", offset}, {"lines", 0}};
+  if (listing.total == 0) return ToolResult::text("(empty file)", details);
+  if (listing.last == 0 && !listing.hit_byte_cap) {
+    return ToolResult::error(fmt::format("offset {} is past the end of {} ({} lines)", offset,
+                                         path_text, listing.total));
+  }
+  if (listing.last == 0) {
+    return ToolResult::error(
+        fmt::format("Line {} of {} does not fit the output limit.", offset, path_text));
+  }
+  details["lines"] = listing.last - listing.first + 1;
+  details["total_lines"] = listing.total_known ? json(listing.total) : json();
+  std::string output = base::utf8::make_valid(listing.text);
+  output.pop_back();  // the last newline
+  output += continuation_note(listing, byte_cap);
+  return ToolResult::text(std::move(output), std::move(details));
+}
+
 class ReadTool final : public Tool {
  public:
   const ToolSpec& spec() const override { return spec_; }
@@ -162,26 +207,8 @@ class ReadTool final : public Tool {
 
     const std::size_t offset = arguments.value("offset", std::size_t{1});
     const std::size_t limit = arguments.value("limit", default_line_limit);
-    const std::size_t byte_cap =
-        std::min(context.limits.read_file_bytes, context.limits.tool_output);
-    AVA_CO_TRY(auto listing,
-               list_lines(fd.get(), offset, limit, byte_cap, context.limits.edit_file_bytes));
-    json details{{"path", path.string()}, {"offset", offset}, {"lines", 0}};
-    if (listing.total == 0) co_return ToolResult::text("(empty file)", details);
-    if (listing.last == 0 && !listing.hit_byte_cap) {
-      co_return ToolResult::error(fmt::format("offset {} is past the end of {} ({} lines)", offset,
-                                              path_text, listing.total));
-    }
-    if (listing.last == 0) {
-      co_return ToolResult::error(
-          fmt::format("Line {} of {} does not fit the output limit.", offset, path_text));
-    }
-    details["lines"] = listing.last - listing.first + 1;
-    details["total_lines"] = listing.total_known ? json(listing.total) : json();
-    std::string output = base::utf8::make_valid(listing.text);
-    output.pop_back();  // the last newline
-    output += continuation_note(listing, byte_cap);
-    co_return ToolResult::text(std::move(output), std::move(details));
+    auto reader = LineReader::of_fd(fd.get());
+    co_return listing_result(reader, path_text, path, offset, limit, context.limits);
   }
 
  private:
@@ -221,5 +248,12 @@ class ReadTool final : public Tool {
 }  // namespace
 
 std::unique_ptr<Tool> make_read_tool() { return std::make_unique<ReadTool>(); }
+
+Result<ToolResult> read_text(std::string_view text, std::string_view path_text,
+                             const std::filesystem::path& path, std::size_t offset,
+                             std::size_t limit, const base::Limits& limits) {
+  auto reader = LineReader::of_text(text);
+  return listing_result(reader, path_text, path, offset, limit, limits);
+}
 
 }  // namespace ava::tool

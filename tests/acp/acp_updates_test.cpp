@@ -92,3 +92,25 @@ TEST_CASE("tool results complete or fail their call", "[acp]") {
   CHECK(updates[0]["content"][0]["content"]["text"] == "stopped");
   CHECK(updates[0]["rawOutput"]["exit_code"] == -1);
 }
+
+TEST_CASE("a command run in the editor's terminal keeps the terminal as its content", "[acp]") {
+  acp::UpdateMapper mapper("/p");
+  session::Event result{
+      .seq = 9,
+      .ts_ms = 0,
+      .body = session::ToolResult{.turn_id = "t1",
+                                  .step = 1,
+                                  .call_id = "c1",
+                                  .tool_name = "bash",
+                                  .status = session::ToolStatus::ok,
+                                  .content = {content::TextBlock{"hi\n[exit code 0]"}},
+                                  .details = {{"terminal_id", "term-1"}, {"exit_code", 0}}},
+      .extra = json::object()};
+  auto live = mapper.on_event(result, false);
+  REQUIRE(live.size() == 1);
+  CHECK(live[0]["status"] == "completed");
+  CHECK_FALSE(live[0].contains("content"));  // the embedded terminal stays
+  // Replayed, the terminal is gone: the output is the text.
+  auto replayed = acp::UpdateMapper("/p").on_event(result, true);
+  CHECK(replayed[0]["content"][0]["content"]["text"] == "hi\n[exit code 0]");
+}

@@ -4,7 +4,8 @@ stdio, against the fake provider; every message Ava sends is validated
 against the protocol's published JSON schema (schema/v1/schema.json of npm
 @agentclientprotocol/sdk, installed by scripts/setup).
 
-in_process: a prompt whose tool call writes a file (a permission request
+in_process: the model menu (the "model" config option: a choice reaches the
+provider); a prompt whose tool call writes a file (a permission request
 answered allow, the tool call with its diff, its completion, the answer),
 an edit answered deny (the file unchanged), a bash call cancelled while it
 runs (stop reason cancelled, the call reported failed), bad requests
@@ -26,7 +27,10 @@ server the client passes runs in the backend for that conversation only
 (POST /api/conversations with mcpServers), and a load that passes servers
 for a conversation the backend has is refused.
 
-    acp_test.py AVA AVA_BACKEND FAKE_PROVIDER SCHEMA_JSON in_process|backend|sdk_client
+editor: a client that offers fs and terminal: read, edit and write go
+through its buffers, bash runs in its terminal through `ava sandbox-exec`.
+
+    acp_test.py AVA AVA_BACKEND FAKE_PROVIDER SCHEMA_JSON in_process|backend|sdk_client|editor
 """
 
 import json
@@ -34,6 +38,7 @@ import os
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -52,15 +57,28 @@ with open(SCHEMA) as f:
     DEFS = json.load(f)["$defs"]
 RESPONSES = {"initialize": "InitializeResponse", "session/new": "NewSessionResponse",
              "session/load": "LoadSessionResponse", "session/prompt": "PromptResponse",
-             "session/set_mode": "SetSessionModeResponse"}
+             "session/set_mode": "SetSessionModeResponse",
+             "session/set_config_option": "SetSessionConfigOptionResponse"}
 REQUESTS = {"session/update": "SessionNotification",
-            "session/request_permission": "RequestPermissionRequest"}
+            "session/request_permission": "RequestPermissionRequest",
+            "fs/read_text_file": "ReadTextFileRequest",
+            "fs/write_text_file": "WriteTextFileRequest",
+            "terminal/create": "CreateTerminalRequest",
+            "terminal/output": "TerminalOutputRequest",
+            "terminal/wait_for_exit": "WaitForTerminalExitRequest",
+            "terminal/kill": "KillTerminalRequest",
+            "terminal/release": "ReleaseTerminalRequest"}
+
+
+VALIDATORS = {}
 
 
 def validate(value, definition):
-    schema = {"$defs": DEFS, "$ref": "#/$defs/" + definition}
+    if definition not in VALIDATORS:  # building one reads the whole schema: once each
+        schema = {"$defs": DEFS, "$ref": "#/$defs/" + definition}
+        VALIDATORS[definition] = jsonschema.validators.validator_for(schema)(schema)
     try:
-        jsonschema.validate(value, schema)
+        VALIDATORS[definition].validate(value)
     except jsonschema.ValidationError as error:
         raise AssertionError("%s does not match %s: %s" % (json.dumps(value)[:500], definition,
                                                            error.message))
@@ -76,17 +94,25 @@ class Acp:
         self.methods = {}
         self.next_id = 1
         self.stderr = []
+        self.editor = None  # answers fs/ and terminal/ requests when set
+        self.seen = []  # (method or "answer", params or id) of every message, in order
+        self.lock = threading.Lock()
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True).start()
 
     def _read(self):
         for line in self.process.stdout:
-            self.messages.put(json.loads(line))
+            try:
+                self.messages.put(json.loads(line))
+            except ValueError:
+                self.stderr.append("not JSON on stdout: %r\n" % line[:500])
+                break
         self.messages.put(None)
 
     def send(self, message):
-        self.process.stdin.write(json.dumps(message) + "\n")
-        self.process.stdin.flush()
+        with self.lock:
+            self.process.stdin.write(json.dumps(message) + "\n")
+            self.process.stdin.flush()
 
     def request(self, method, params):
         ident = self.next_id
@@ -96,14 +122,21 @@ class Acp:
         return ident
 
     def take(self, timeout=30):
-        message = self.messages.get(timeout=timeout)
-        check(message is not None, "ava acp closed its output: " + "".join(self.stderr)[-2000:])
-        check(message.get("jsonrpc") == "2.0", message)
-        if "method" in message:
-            validate(message["params"], REQUESTS[message["method"]])
-        elif "result" in message:
-            validate(message["result"], RESPONSES[self.methods[message["id"]]])
-        return message
+        while True:
+            message = self.messages.get(timeout=timeout)
+            check(message is not None, "ava acp closed its output: " + "".join(self.stderr)[-2000:])
+            check(message.get("jsonrpc") == "2.0", message)
+            if "method" in message:
+                validate(message["params"], REQUESTS[message["method"]])
+                self.seen.append((message["method"], message["params"]))
+            elif "result" in message:
+                validate(message["result"], RESPONSES[self.methods[message["id"]]])
+            method = message.get("method", "")
+            if method.startswith(("fs/", "terminal/")):
+                check(self.editor is not None, "a request the client did not offer: %s" % message)
+                self.editor.handle(self, message)
+                continue
+            return message
 
     def until_answer(self, ident, on_permission=None, timeout=60):
         """Messages up to the answer of `ident`: (updates, permission requests, answer)."""
@@ -148,6 +181,7 @@ def initialized(home, *args):
 def new_session(acp, cwd):
     _, _, answer = acp.until_answer(acp.request("session/new", {"cwd": cwd, "mcpServers": []}))
     acp.modes = answer["result"]["modes"]
+    acp.config_options = answer["result"]["configOptions"]
     # Then the slash commands it takes.
     update = acp.take()["params"]["update"]
     check(update["sessionUpdate"] == "available_commands_update", update)
@@ -205,8 +239,12 @@ def permission_modes(acp, session, project):
     ident = acp.request("session/set_mode", {"sessionId": session, "modeId": "plan"})
     updates, _, answer = acp.until_answer(ident)
     check(answer["result"] == {}, answer)
-    update = updates[-1] if updates else acp.take()["params"]["update"]
-    check(update == {"sessionUpdate": "current_mode_update", "currentModeId": "plan"}, update)
+    # The permission_mode event comes back as the mode and the options.
+    while len(updates) < 2:
+        updates.append(acp.take()["params"]["update"])
+    check(updates[0] == {"sessionUpdate": "current_mode_update", "currentModeId": "plan"}, updates)
+    check(updates[1]["sessionUpdate"] == "config_option_update" and
+          updates[1]["configOptions"][0]["currentValue"] == "plan", updates)
     call = {"path": "plan.txt", "content": "no\n"}
     updates, asked, answer = prompt(acp, session, "tool: write " + json.dumps(call))
     check(not asked and answer["result"]["stopReason"] == "end_turn", (asked, answer))
@@ -261,6 +299,73 @@ def bad_requests(acp, session):
     check(acp.take()["error"]["code"] == -32602, "unknown session")
 
 
+class Editor:
+    """The client's file system (buffers that may differ from the disk) and
+    terminals (processes it runs), as ACP's fs/ and terminal/ methods."""
+
+    def __init__(self, env):
+        self.env = env
+        self.buffers = {}  # absolute path -> unsaved text
+        self.terminals = {}
+        self.requests = []
+
+    def handle(self, acp, message):
+        method, params, ident = message["method"], message["params"], message["id"]
+        self.requests.append((method, params))
+        reply = lambda result: acp.send({"jsonrpc": "2.0", "id": ident, "result": result})
+        if method == "fs/read_text_file":
+            path = params["path"]
+            check(os.path.isabs(path), params)
+            if path not in self.buffers:
+                if not os.path.exists(path):
+                    acp.send({"jsonrpc": "2.0", "id": ident,
+                              "error": {"code": -32002, "message": "Resource not found: " + path}})
+                    return
+                with open(path) as f:
+                    self.buffers[path] = f.read()
+            reply({"content": self.buffers[path]})
+        elif method == "fs/write_text_file":
+            self.buffers[params["path"]] = params["content"]  # into the buffer, unsaved
+            reply({})
+        elif method == "terminal/create":
+            terminal = {"output": [], "params": params, "released": False}
+            terminal["process"] = subprocess.Popen(
+                [params["command"], *params["args"]], cwd=params["cwd"], env=self.env,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                start_new_session=True)
+            terminal["reader"] = threading.Thread(
+                target=lambda: terminal["output"].extend(terminal["process"].stdout), daemon=True)
+            terminal["reader"].start()
+            ident_t = "term-%d" % (len(self.terminals) + 1)
+            self.terminals[ident_t] = terminal
+            reply({"terminalId": ident_t})
+        else:
+            terminal = self.terminals[params["terminalId"]]
+            process = terminal["process"]
+            if method == "terminal/wait_for_exit":
+                def wait():
+                    code = process.wait()
+                    terminal["reader"].join()
+                    reply({"exitCode": code if code >= 0 else None,
+                           "signal": None if code >= 0 else "SIGKILL"})
+                threading.Thread(target=wait, daemon=True).start()
+            elif method == "terminal/output":
+                code = process.poll()
+                if code is not None:
+                    terminal["reader"].join()
+                status = None if code is None else {"exitCode": code if code >= 0 else None,
+                                                    "signal": None if code >= 0 else "SIGKILL"}
+                reply({"output": "".join(terminal["output"]), "truncated": False,
+                       "exitStatus": status})
+            elif method in ("terminal/kill", "terminal/release"):
+                try:
+                    os.killpg(process.pid, 9)
+                except ProcessLookupError:
+                    pass  # it ended already
+                terminal["released"] = terminal["released"] or method == "terminal/release"
+                reply({})
+
+
 def node_and_servers():
     servers = SCHEMA  # tests/mcp-servers/node_modules/@agentclientprotocol/sdk/schema/v1/...
     for _ in range(6):
@@ -296,8 +401,45 @@ def client_mcp_server(acp, home):
     check("done:" in text_of(updates), updates)
 
 
+def choose_model(acp, session, options, record):
+    """The model menu is ACP's "model" config option; a choice reaches the provider."""
+    by_id = {o["id"]: o for o in options}
+    check(by_id["mode"]["category"] == "mode" and by_id["mode"]["currentValue"] == "ask", options)
+    model = by_id["model"]
+    check(model["category"] == "model" and model["type"] == "select", model)
+    values = [o["value"] for o in model["options"]]
+    check(model["currentValue"] in values and len(values) > 1, model)
+    check(all(v.startswith("anthropic:") for v in values), values)
+    other = next(v for v in values if v != model["currentValue"])
+    ident = acp.request("session/set_config_option",
+                        {"sessionId": session, "configId": "model", "value": other})
+    updates, _, answer = acp.until_answer(ident)
+    changed = {o["id"]: o for o in answer["result"]["configOptions"]}
+    check(changed["model"]["currentValue"] == other, answer)
+    # The model_changed event comes back as an update for every client.
+    while not any(u["sessionUpdate"] == "config_option_update" for u in updates):
+        updates.append(acp.take()["params"]["update"])
+    update = next(u for u in updates if u["sessionUpdate"] == "config_option_update")
+    check({o["id"]: o for o in update["configOptions"]}["model"]["currentValue"] == other, update)
+    _, _, answer = prompt(acp, session, "which model?")
+    check(answer["result"]["stopReason"] == "end_turn", answer)
+    with open(record) as f:
+        models = [json.loads(line).get("body", {}).get("model") for line in f]
+    check(models and models[-1] == other.split(":", 1)[1], models)
+    for bad in [{"configId": "model", "value": ""}, {"configId": "colour", "value": "red"},
+                {"configId": "mode", "value": "yolo"}]:
+        ident = acp.request("session/set_config_option", {"sessionId": session, **bad})
+        answer = acp.take()
+        check(answer["id"] == ident and answer["error"]["code"] == -32602, answer)
+    ident = acp.request("session/set_config_option",
+                        {"sessionId": session, "configId": "mode", "value": "ask"})
+    acp.until_answer(ident)
+
+
 def in_process():
-    fake = FakeProvider(FAKE)
+    scratch = tempfile.TemporaryDirectory(prefix="ava-acp-record-")
+    record = os.path.join(scratch.name, "requests.jsonl")
+    fake = FakeProvider(FAKE, record=record)
     home = Home(fake, permission_mode=None)
     try:
         commands = os.path.join(home.project, ".ava", "commands")
@@ -308,6 +450,7 @@ def in_process():
         session = new_session(acp, home.project)
         check(acp.commands["review"] == {"name": "review", "description": "Review a file",
                                          "input": {"hint": "FILE"}}, acp.commands)
+        choose_model(acp, session, acp.config_options, record)
         # An image goes to the model as an attachment of the input.
         png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA"
                "60e6kgAAAABJRU5ErkJggg==")
@@ -350,6 +493,151 @@ def in_process():
     finally:
         fake.stop()
         home.cleanup()
+        scratch.cleanup()
+
+
+def outside_temp():
+    """A folder no temp folder contains (the sandbox lets commands write
+    those): the build tree (the test's folder), or ~/.cache."""
+    temps = [os.path.realpath(t) for t in ("/tmp", "/var/tmp", "/dev/shm",
+                                           os.environ.get("TMPDIR") or "/tmp")]
+    def under_temp(path):
+        real = os.path.realpath(path)
+        return any(real == t or real.startswith(t + "/") for t in temps)
+    base = os.getcwd()
+    if under_temp(base):
+        base = os.path.expanduser("~/.cache/ava-sandbox-tests")
+        os.makedirs(base, exist_ok=True)
+    return base
+
+
+def editor():
+    """An editor that offers its file system and terminal: read, edit and
+    write go through its buffers, bash runs in its terminal (shown in the
+    call, released after, inside Ava's sandbox with secrets dropped)."""
+    fake = FakeProvider(FAKE)
+    home = Home(fake, permission_mode=None)
+    outside = tempfile.TemporaryDirectory(prefix="ava-acp-outside-", dir=outside_temp())
+    try:
+        acp = Acp(home, "--in-process", "--permission-mode", "ask")
+        env = dict(home.env, AVA_TEST_SECRET_TOKEN="must-not-leak")
+        acp.editor = Editor(env)
+        ident = acp.request("initialize", {"protocolVersion": 1, "clientCapabilities": {
+            "fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}})
+        acp.until_answer(ident)
+        session = new_session(acp, home.project)
+        allow = lambda r: acp.answer(r, "allow_once")
+        notes = os.path.join(home.project, "notes.txt")
+        with open(notes, "w") as f:
+            f.write("saved text\n")
+        acp.editor.buffers[notes] = "unsaved text\n"  # edited in the editor, not saved
+
+        updates, _, answer = prompt(acp, session, 'tool: read {"path": "notes.txt"}', allow)
+        check(answer["result"]["stopReason"] == "end_turn", answer)
+        check("unsaved text" in text_of(updates), updates)
+        check(("fs/read_text_file", {"sessionId": session, "path": notes}) in
+              acp.editor.requests, acp.editor.requests)
+
+        edit = {"path": "notes.txt", "edits": [{"oldText": "unsaved", "newText": "edited"}]}
+        updates, asked, answer = prompt(acp, session, "tool: edit " + json.dumps(edit), allow)
+        check(len(asked) == 1 and "done: Edited notes.txt" in text_of(updates), updates)
+        check(acp.editor.buffers[notes] == "edited text\n", acp.editor.buffers)
+        with open(notes) as f:
+            check(f.read() == "saved text\n", "the edit went to the disk, not the editor")
+        done = [u for u in updates if u["sessionUpdate"] == "tool_call_update"]
+        check("+edited text" in done[-1]["rawOutput"]["diff"], done)
+
+        fresh = os.path.join(home.project, "sub", "new.txt")
+        call = {"path": "sub/new.txt", "content": "brand new\n"}
+        updates, _, answer = prompt(acp, session, "tool: write " + json.dumps(call), allow)
+        check("done: Created sub/new.txt" in text_of(updates), updates)
+        check(acp.editor.buffers[fresh] == "brand new\n", acp.editor.buffers)
+
+        # A file the editor cannot show as text is read from the disk.
+        with open(os.path.join(home.project, "blob.bin"), "wb") as f:
+            f.write(b"\x00\x01binary")
+        asked_before = len(acp.editor.requests)
+        updates, _, _ = prompt(acp, session, 'tool: read {"path": "blob.bin"}', allow)
+        check("binary file" in text_of(updates), updates)
+        check(len(acp.editor.requests) == asked_before, acp.editor.requests[asked_before:])
+
+        # bash in the editor's terminal.
+        acp.seen.clear()
+        updates, asked, answer = prompt(
+            acp, session, 'bash: echo hi-from-terminal; echo "[$AVA_TEST_SECRET_TOKEN]"', allow)
+        check(answer["result"]["stopReason"] == "end_turn", answer)
+        check("done: hi-from-terminal" in text_of(updates), updates)
+        created = [p for m, p in acp.editor.requests if m == "terminal/create"]
+        check(len(created) == 1, created)
+        create = created[0]
+        check(os.path.realpath(create["command"]) == os.path.realpath(AVA), create)
+        check(create["args"][0] == "sandbox-exec" and create["args"][-3:-1] == ["bash", "-c"],
+              create)
+        check(create["cwd"] == home.project and create["outputByteLimit"] > 0, create)
+        terminal_id = "term-1"
+        check("[]" in "".join(acp.editor.terminals[terminal_id]["output"]),
+              "a secret-looking variable reached the command")
+        check(acp.editor.terminals[terminal_id]["released"], "the terminal was not released")
+        def label(method, params):
+            if method != "session/update":
+                return method
+            content = params["update"].get("content")
+            kind = content[0].get("type") if isinstance(content, list) and content else None
+            return "%s:%s" % (params["update"]["sessionUpdate"], kind)
+        order = [label(m, p) for m, p in acp.seen]
+        call_at = order.index("tool_call:None")
+        embed_at = order.index("tool_call_update:terminal")
+        release_at = order.index("terminal/release")
+        check(call_at < embed_at < release_at, order)
+        final = [u for u in updates if u["sessionUpdate"] == "tool_call_update"][-1]
+        check(final["status"] == "completed" and "content" not in final, final)
+        check(final["rawOutput"]["exit_code"] == 0 and
+              final["rawOutput"]["terminal_id"] == terminal_id, final)
+
+        # The sandbox holds in the editor's terminal too.
+        target = os.path.join(outside.name, "escaped.txt")
+        updates, _, _ = prompt(acp, session, "bash: echo no > " + target, allow)
+        final = [u for u in updates if u["sessionUpdate"] == "tool_call_update"][-1]
+        if "sandbox" in final["rawOutput"]:
+            check(final["status"] == "failed" and not os.path.exists(target), final)
+        else:
+            print("note: no Landlock here, the sandbox part is not checked")
+
+        # Cancel kills the command in the terminal.
+        ident = acp.request("session/prompt", {"sessionId": session, "prompt": [
+            {"type": "text", "text": "bash: sleep 30"}]})
+        started = time.time()
+        while True:
+            message = acp.take()
+            if message.get("method") == "session/request_permission":
+                acp.answer(message, "allow_once")
+            elif message.get("method") == "session/update" and \
+                    message["params"]["update"].get("status") == "in_progress":
+                acp.send({"jsonrpc": "2.0", "method": "session/cancel",
+                          "params": {"sessionId": session}})
+            elif message.get("id") == ident:
+                break
+        check(message["result"]["stopReason"] == "cancelled", message)
+        check(time.time() - started < 20, "the cancel did not stop the command")
+        check(any(m == "terminal/kill" for m, _ in acp.editor.requests), acp.editor.requests)
+        for terminal in acp.editor.terminals.values():
+            terminal["process"].wait(timeout=10)  # killed: ends at once
+        acp.close()
+
+        # Replayed, a terminal's call has its output as text.
+        acp = initialized(home, "--in-process", "--permission-mode", "ask")
+        updates, _, answer = acp.until_answer(acp.request("session/load", {
+            "sessionId": session, "cwd": home.project, "mcpServers": []}))
+        replayed = [u for u in updates if u["sessionUpdate"] == "tool_call_update" and
+                    "hi-from-terminal" in json.dumps(u.get("content", []))]
+        check(replayed, updates)
+        acp.close()
+        print("ok   acp editor")
+        return 0
+    finally:
+        fake.stop()
+        home.cleanup()
+        outside.cleanup()
 
 
 def backend():
@@ -371,6 +659,15 @@ def backend():
         check(answer["result"] == {}, answer)
         status = server.ok("GET", "/api/conversations/%s/status" % session)
         check(status["permissionMode"] == "accept-edits", status)
+        # So is a model chosen there.
+        model = {o["id"]: o for o in acp.config_options}["model"]
+        other = next(o["value"] for o in model["options"] if o["value"] != model["currentValue"])
+        _, _, answer = acp.until_answer(acp.request("session/set_config_option", {
+            "sessionId": session, "configId": "model", "value": other}))
+        check({o["id"]: o for o in answer["result"]["configOptions"]}["model"]["currentValue"] ==
+              other, answer)
+        status = server.ok("GET", "/api/conversations/%s/status" % session)
+        check(status["model"] == other.split(":", 1)[1], status)
         _, _, answer = acp.until_answer(acp.request("session/set_mode", {
             "sessionId": session, "modeId": "ask"}))
         call = {"path": "b.txt", "content": "via the backend\n"}
@@ -437,4 +734,5 @@ def sdk_client():
 
 
 if __name__ == "__main__":
-    sys.exit({"in_process": in_process, "backend": backend, "sdk_client": sdk_client}[SCENARIO]())
+    sys.exit({"in_process": in_process, "backend": backend, "sdk_client": sdk_client,
+              "editor": editor}[SCENARIO]())

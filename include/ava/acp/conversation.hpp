@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ava/acp/editor.hpp"
 #include "ava/agent/agent.hpp"
 #include "ava/base/error.hpp"
 #include "ava/session/event.hpp"
@@ -19,6 +20,13 @@
 // point decides, as `ava chat` does). What the conversation reports is
 // queued; the bridge takes it with next().
 namespace ava::acp {
+
+// A model the user may switch a session to: `value` is "provider:model".
+struct ModelOption {
+  std::string value;
+  std::string name;
+  std::string description;
+};
 
 // What input started is over (its turn ended, or a command was answered).
 struct TurnDone {};
@@ -43,6 +51,13 @@ class Conversation {
   // auto): ACP's session modes.
   virtual std::string permission_mode() = 0;
   virtual Result<void> set_permission_mode(const std::string& mode) = 0;
+  // The model answering now, as "provider:model", and the ones offered
+  // (ACP's model config option).
+  virtual std::string model() = 0;
+  virtual std::vector<ModelOption> models() = 0;
+  // Switches from the next step on ("provider:model"); a model_changed
+  // event records it.
+  virtual Result<void> set_model(const std::string& value) = 0;
   // The next item, or nullopt after `timeout`.
   virtual std::optional<ConversationItem> next(std::chrono::milliseconds timeout) = 0;
 };
@@ -53,6 +68,10 @@ struct OpenRequest {
   // The client's MCP servers for this session, as an mcpServers object
   // (mcp_servers.hpp); empty when it gave none.
   nlohmann::json mcp_servers = nlohmann::json::object();
+  // The editor's file system and terminal, when it offers them: the
+  // conversation's read, write, edit and bash go through it where its
+  // agent runs in this process (editor_tools.hpp). Null: it offers none.
+  std::shared_ptr<EditorLink> editor;
 };
 
 // Opens conversations for the bridge; an error is answered to the client.
