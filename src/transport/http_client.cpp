@@ -3,7 +3,9 @@
 
 #include "ava/transport/http_client.hpp"
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <tuple>
@@ -268,6 +270,19 @@ class BeastHttpClient final : public HttpClient {
     message.keep_alive(true);
     message.prepare_payload();
 
+    const auto deadline =
+        options_.timeouts.total.count() > 0
+            ? std::optional(std::chrono::steady_clock::now() + options_.timeouts.total)
+            : std::nullopt;
+    auto past_deadline = [&] {
+      return Error{
+          ErrorCode::timeout,
+          fmt::format(
+              "response body from {}: not complete after {} s, the limit for one "
+              "response",
+              url.origin(),
+              std::chrono::duration_cast<std::chrono::seconds>(options_.timeouts.total).count())};
+    };
     tcp_layer.expires_after(options_.timeouts.first_byte);
     auto [write_ec, written] = co_await http::async_write(stream, message, no_throw);
     if (write_ec) co_return std::unexpected(network_error(write_ec, "send to", url));
@@ -294,10 +309,22 @@ class BeastHttpClient final : public HttpClient {
     while (!parser.is_done()) {
       parser.get().body().data = chunk.data();
       parser.get().body().size = chunk.size();
-      tcp_layer.expires_after(options_.timeouts.idle);
+      auto wait = options_.timeouts.idle;
+      if (deadline) {
+        // Rounded up, so a timeout at the end is past the deadline.
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+            *deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) co_return std::unexpected(past_deadline());
+        wait = std::min(wait, left);
+      }
+      tcp_layer.expires_after(wait);
       auto [read_ec, read_bytes] =
           co_await http::async_read_some(stream, connection.buffer, parser, no_throw);
       if (read_ec && read_ec != http::error::need_buffer) {
+        if (read_ec == beast::error::timeout && deadline &&
+            std::chrono::steady_clock::now() >= *deadline) {
+          co_return std::unexpected(past_deadline());
+        }
         co_return std::unexpected(network_error(read_ec, "response body from", url));
       }
       std::size_t filled = chunk.size() - parser.get().body().size;

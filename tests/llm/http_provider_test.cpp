@@ -327,6 +327,68 @@ TEST_CASE("http provider slow first byte times out, is retried, and succeeds",
   CHECK(failed.response().error->message.find("timed out") != std::string::npos);
 }
 
+TEST_CASE("http provider stream that stalls after output ends at the idle timeout, not retried",
+          "[provider][inject]") {
+  for (auto api : all_apis) {
+    INFO(llm::to_string(api));
+    auto server = FakeProviderServer::start();
+    FakeReply stalled = sse_reply(api, text_and_call());
+    stalled.stall_after_chunks = 3;  // the text has started
+    server->enqueue(stalled);
+    server->enqueue(sse_reply(api, text_and_call()));
+    auto config = config_for(api, *server);
+    config.http.timeouts.idle = std::chrono::milliseconds(300);
+    const auto started = std::chrono::steady_clock::now();
+    auto out = call(config);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+    REQUIRE(out.response().error.has_value());
+    CHECK(out.response().error->kind == llm::ErrorKind::network);
+    CHECK(out.response().error->message.find("timed out") != std::string::npos);
+    CHECK(calls_of(out.response()).empty());  // nothing half-received is run
+    CHECK(server->requests().size() == 1);
+  }
+}
+
+TEST_CASE("http provider slow drip: live within the idle timeout, bounded by the total",
+          "[provider][inject]") {
+  // Each event well within the idle timeout: the stream completes.
+  auto server = FakeProviderServer::start();
+  FakeReply drip = sse_reply(llm::WireApi::anthropic_messages, text_and_call());
+  drip.chunk_delay = std::chrono::milliseconds(60);
+  server->enqueue(drip);
+  auto config = config_for(llm::WireApi::anthropic_messages, *server);
+  config.http.timeouts.idle = std::chrono::milliseconds(400);
+  auto out = call(config);
+  CHECK_FALSE(out.response().error.has_value());
+  CHECK(calls_of(out.response()).size() == 1);
+
+  // The same drip never goes idle, but one response may take only so long.
+  auto bounded = FakeProviderServer::start();
+  bounded->enqueue(drip);
+  config = config_for(llm::WireApi::anthropic_messages, *bounded);
+  config.http.timeouts.idle = std::chrono::milliseconds(400);
+  config.http.timeouts.total = std::chrono::milliseconds(250);
+  config.retry.max_attempts = 1;
+  auto cut = call(config);
+  REQUIRE(cut.response().error.has_value());
+  CHECK(cut.response().error->message.find("the limit for one response") != std::string::npos);
+  CHECK(calls_of(cut.response()).empty());
+}
+
+TEST_CASE("http provider 429 storm: each retry-after honoured, then the typed error",
+          "[provider][retry]") {
+  auto server = FakeProviderServer::start();
+  for (int i = 0; i < 6; ++i) server->enqueue(ava::test::http_error_reply(429, 0));
+  auto config = config_for(llm::WireApi::openai_responses, *server);
+  config.retry.max_attempts = 4;
+  const auto started = std::chrono::steady_clock::now();
+  auto out = call(config);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  REQUIRE(out.response().error.has_value());
+  CHECK(out.response().error->kind == llm::ErrorKind::rate_limited);
+  CHECK(server->requests().size() == 4);  // never more than the policy allows
+}
+
 TEST_CASE("retry delay grows exponentially with jitter and honours retry-after", "[retry]") {
   llm::RetryPolicy policy{.max_attempts = 5,
                           .base_delay = std::chrono::milliseconds(100),

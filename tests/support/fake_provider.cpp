@@ -1,6 +1,7 @@
 #include "support/fake_provider.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <mutex>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
@@ -53,6 +55,21 @@ asio::awaitable<void> sleep_for(std::chrono::milliseconds duration) {
   if (duration.count() <= 0) co_return;
   asio::steady_timer timer(co_await asio::this_coro::executor, duration);
   co_await timer.async_wait(no_throw);
+}
+
+// Until the peer closes the connection (it sends nothing more on it), or
+// `limit` passes.
+template <class Stream>
+asio::awaitable<void> wait_for_close(Stream& stream, std::chrono::milliseconds limit) {
+  using namespace asio::experimental::awaitable_operators;
+  asio::steady_timer timer(co_await asio::this_coro::executor, limit);
+  std::array<char, 256> sink{};
+  try {
+    co_await (stream.async_read_some(asio::buffer(sink), asio::use_awaitable) ||
+              timer.async_wait(asio::use_awaitable));
+  } catch (const boost::system::system_error&) {
+    // closed: what we waited for
+  }
 }
 
 class Server final : public FakeProviderServer {
@@ -204,6 +221,11 @@ class Server final : public FakeProviderServer {
     if (head_ec) co_return false;
     std::size_t sent = 0;
     for (std::size_t i = 0; i < reply.chunks.size(); ++i) {
+      if (reply.stall_after_chunks && i == *reply.stall_after_chunks) {
+        // Wait until the client closes (the read then ends), never longer than a minute.
+        co_await wait_for_close(stream, std::chrono::seconds(60));
+        co_return false;
+      }
       if (i > 0) co_await sleep_for(reply.chunk_delay);
       std::string data = reply.chunks[i];
       bool cut = false;

@@ -32,6 +32,9 @@ struct FakeReply {
   std::chrono::milliseconds chunk_delay{0};       // between chunks
   // Close the connection after this many body bytes, mid-stream.
   std::optional<std::size_t> cut_after_bytes;
+  // Send this many chunks, then nothing more with the connection left open
+  // (a stalled stream), until the client gives up.
+  std::optional<std::size_t> stall_after_chunks;
 };
 
 // A loopback HTTP/1.1 server (plain or TLS) on an ephemeral port, on its own

@@ -287,3 +287,52 @@ TEST_CASE("https refuses a server whose CA is not trusted", "[http][tls]") {
   REQUIRE_FALSE(outcome.response.has_value());
   CHECK(outcome.response.error().code == ava::ErrorCode::protocol);
 }
+
+TEST_CASE("https: a stream cut or stalled mid-body is an error, never a hang", "[http][tls]") {
+  TestPki pki;
+  ::setenv("SSL_CERT_FILE", pki.ca().c_str(), 1);
+  {
+    // The TCP connection dropped without TLS's close_notify, mid-stream.
+    auto server = FakeProviderServer::start(
+        {.tls = true, .certificate_chain = pki.cert(), .private_key = pki.key()});
+    server->enqueue(FakeReply{.chunks = {"data: one\n\n", "data: two\n\n"}, .cut_after_bytes = 15});
+    auto outcome = fetch(server->base_url() + "/v1/messages");
+    REQUIRE_FALSE(outcome.response.has_value());
+    CHECK(outcome.streamed == "data: one\n\ndata");
+  }
+  {
+    auto server = FakeProviderServer::start(
+        {.tls = true, .certificate_chain = pki.cert(), .private_key = pki.key()});
+    server->enqueue(
+        FakeReply{.chunks = {"data: one\n\n", "data: two\n\n"}, .stall_after_chunks = 1});
+    HttpClientOptions options;
+    options.timeouts.idle = std::chrono::milliseconds(300);
+    auto outcome = fetch(server->base_url() + "/v1/messages", options);
+    REQUIRE_FALSE(outcome.response.has_value());
+    CHECK(outcome.response.error().code == ava::ErrorCode::timeout);
+    CHECK(outcome.streamed == "data: one\n\n");
+  }
+  ::unsetenv("SSL_CERT_FILE");
+}
+
+TEST_CASE("the total limit ends a body that never goes idle", "[http]") {
+  auto server = FakeProviderServer::start();
+  FakeReply drip;
+  for (int i = 0; i < 40; ++i) drip.chunks.push_back("data: x\n\n");
+  drip.chunk_delay = std::chrono::milliseconds(25);
+  server->enqueue(drip);
+  server->enqueue(drip);
+  HttpClientOptions options;
+  options.timeouts.idle = std::chrono::milliseconds(500);
+  options.timeouts.total = std::chrono::milliseconds(300);
+  auto cut = fetch(server->base_url() + "/v1/messages", options);
+  REQUIRE_FALSE(cut.response.has_value());
+  CHECK(cut.response.error().code == ava::ErrorCode::timeout);
+  INFO(cut.response.error().message);
+  CHECK(cut.response.error().message.find("not complete after") != std::string::npos);
+  // Without a total, the same drip completes.
+  options.timeouts.total = std::chrono::milliseconds(0);
+  auto whole = fetch(server->base_url() + "/v1/messages", options);
+  REQUIRE(whole.response.has_value());
+  CHECK(whole.streamed.size() == 40 * std::string("data: x\n\n").size());
+}

@@ -28,7 +28,9 @@ struct HttpProviderConfig {
   base::Secret api_key;  // empty for local servers that need none
   std::vector<transport::HttpHeader> extra_headers;
   RetryPolicy retry;
-  transport::HttpClientOptions http;
+  // The transport's timeouts, and at most an hour for one response: a
+  // stream that drips a byte before every idle timeout still ends.
+  transport::HttpClientOptions http{.timeouts = {.total = std::chrono::hours(1)}};
   // Headers that change between requests (a login's access token), asked
   // for before each request; after a 401 asked again with rejected = true
   // (refresh) and the request sent once more. Its error ends the turn as an

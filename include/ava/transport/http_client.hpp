@@ -45,6 +45,10 @@ struct HttpTimeouts {
   std::chrono::milliseconds connect{10'000};      // DNS + TCP + TLS handshake
   std::chrono::milliseconds first_byte{120'000};  // request sent -> response head
   std::chrono::milliseconds idle{120'000};        // between body reads (streams stall here)
+  // From sending the request to the body's end, however steadily it drips
+  // (a byte before every idle timeout would otherwise go on for ever).
+  // 0: none, for event streams that are meant to stay open.
+  std::chrono::milliseconds total{0};
 };
 
 struct HttpClientOptions {
