@@ -11,10 +11,15 @@ every restart, and before the load resumes:
 - every input acknowledged with 202 is in the log exactly once, including
   inputs whose answer was lost to the kill and that were sent again with the
   same inputId;
-- once the backend is idle, every tool call is paired with one result.
+- once the backend is idle, every tool call is paired with one result;
+- with --approvals A, the first A conversations run in `ask` mode and one
+  more client answers their approvals (allow or deny, at random): every
+  decision acknowledged with 200 is in the log exactly once, as sent, and
+  no approval is decided twice.
 
     crash_torture.py AVA_BACKEND FAKE_PROVIDER [--kills N] [--clients K]
-                     [--conversations C] [--seed S] [--max-load-ms MS]
+                     [--conversations C] [--approvals A] [--seed S]
+                     [--max-load-ms MS]
 
 Prints one line per 10 kills and a JSON summary; exits 1 at the first
 violation (with the seed, to replay it). docs/reliability.md has the figures.
@@ -48,9 +53,11 @@ class Load:
     """The clients of one backend run: inputs and controls from K threads,
     and one raw SSE reader per conversation, until the backend dies."""
 
-    def __init__(self, server, conversations, clients, rng, counter):
+    def __init__(self, server, conversations, clients, rng, counter, asking=()):
         self.server = server
         self.conversations = conversations
+        self.asking = list(asking)  # conversations in ask mode
+        self.decided = {}  # approvalId -> (conversation, decision), acknowledged with 200
         self.stop = threading.Event()
         self.lock = threading.Lock()
         self.acknowledged = {}  # inputId -> conversation
@@ -61,6 +68,9 @@ class Load:
                                          daemon=True) for _ in range(clients)]
         self.threads += [threading.Thread(target=self._reader, args=(c,), daemon=True)
                          for c in conversations]
+        if self.asking:
+            self.threads.append(threading.Thread(
+                target=self._approver, args=(random.Random(rng.random()),), daemon=True))
         self.readers = []
 
     def start(self):
@@ -124,6 +134,45 @@ class Load:
         except Violation as error:
             self.error = error
 
+    def decide(self, conversation, approval, decision):
+        """Answers one approval; False when the backend is gone."""
+        try:
+            status, _ = self.post("/api/conversations/%s/approvals/%s" % (conversation, approval),
+                                  {"decision": decision, "scope": "once"})
+        except (OSError, http.client.HTTPException):
+            return False
+        with self.lock:
+            if status == 200:
+                violated(approval not in self.decided,
+                         "approval %s was acknowledged twice" % approval)
+                self.decided[approval] = (conversation, decision)
+            elif status not in (404, 409, 503):  # decided meanwhile, its call gone, shutting down
+                raise Violation("decision answered %d" % status)
+        return True
+
+    def pending(self, conversation):
+        connection = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        connection.request("GET", "/api/conversations/%s/status" % conversation,
+                           headers=self.server.auth_headers())
+        response = connection.getresponse()
+        status = json.loads(response.read() or b"{}")
+        connection.close()
+        return [a["approvalId"] for a in status.get("approvals", [])]
+
+    def _approver(self, rng):
+        try:
+            while not self.stop.is_set():
+                for conversation in self.asking:
+                    for approval in self.pending(conversation):
+                        decision = "allow" if rng.random() < 0.7 else "deny"
+                        if not self.decide(conversation, approval, decision):
+                            return
+                time.sleep(rng.uniform(0.01, 0.1))
+        except (OSError, http.client.HTTPException, ValueError):
+            return
+        except Violation as error:
+            self.error = error
+
     def _reader(self, conversation):
         try:
             connection = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
@@ -157,20 +206,25 @@ def log_lines(path):
     return [line for line in out.decode().split("\n") if line]
 
 
-def wait_idle(server, timeout=120):
+def wait_idle(server, timeout=120, load=None):
+    """Until nothing runs; `load` answers the approvals that wait meanwhile."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = server.ok("GET", "/api/status")
         busy = [c for c in status.get("loaded", [])
-                if c.get("state") == "running" or (c.get("pendingInputs", 0) and
-                                                   c.get("state") != "paused")]
+                if c.get("state") in ("running", "waiting") or (c.get("pendingInputs", 0) and
+                                                                c.get("state") != "paused")]
+        if load is not None:
+            for conversation in load.asking:
+                for approval in load.pending(conversation):
+                    load.decide(conversation, approval, "allow")
         if not busy:
             return
         time.sleep(0.1)
     raise Violation("the backend never became idle: %s" % status)
 
 
-def verify(home, server, conversations, seen, acknowledged, after_idle):
+def verify(home, server, conversations, seen, acknowledged, after_idle, decided=None):
     """The invariants, against the logs on disk (the backend is running)."""
     sessions = os.path.join(home.root, "sessions")
     totals = {"events": 0}
@@ -189,9 +243,19 @@ def verify(home, server, conversations, seen, acknowledged, after_idle):
             violated(lines[seq - 1] == data,
                      "%s: event %d was rewritten:\n saw  %s\n now  %s" % (
                          conversation, seq, data[:300], lines[seq - 1][:300]))
+        decisions = {}
         for event in events:
             if event["type"] == "input" and event.get("input_id"):
                 inputs.setdefault(event["input_id"], []).append(conversation)
+            if event["type"] == "approval_decided":
+                violated(event["approval_id"] not in decisions,
+                         "%s: approval %s decided twice" % (conversation, event["approval_id"]))
+                decisions[event["approval_id"]] = event["decision"]
+        for approval, (where, decision) in (decided or {}).items():
+            if where == conversation:
+                violated(decisions.get(approval) == decision,
+                         "%s: approval %s acknowledged as %s, logged as %s" % (
+                             conversation, approval, decision, decisions.get(approval)))
         if after_idle:
             calls, results = [], []
             for event in events:
@@ -218,6 +282,8 @@ def main():
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--clients", type=int, default=3)
     parser.add_argument("--conversations", type=int, default=3)
+    parser.add_argument("--approvals", type=int, default=1,
+                        help="conversations in ask mode, their approvals answered by a client")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--max-load-ms", type=int, default=800)
     args = parser.parse_args()
@@ -228,6 +294,7 @@ def main():
     home = Home(fake)
     started = time.monotonic()
     acknowledged = {}
+    decided = {}
     seen = {}
     unanswered = {}
     kills = 0
@@ -237,23 +304,28 @@ def main():
         conversations = [server.ok("POST", "/api/conversations", {"projectId": project})["id"]
                          for _ in range(args.conversations)]
         seen = {c: {} for c in conversations}
+        asking = conversations[:args.approvals]
+        for conversation in asking:
+            server.ok("PUT", "/api/conversations/%s/permissions" % conversation, {"mode": "ask"})
         while True:
             # The answers the last kill took: the same inputIds again, which
             # the backend acknowledges once whether or not they had landed.
-            load = Load(server, conversations, args.clients, rng, counter)
+            load = Load(server, conversations, args.clients, rng, counter, asking)
             for input_id, (conversation, body) in list(unanswered.items()):
                 load.send_input(conversation, body)
             unanswered = {}
             acknowledged.update(load.acknowledged)
-            verify(home, server, conversations, seen, acknowledged, after_idle=False)
+            verify(home, server, conversations, seen, acknowledged, False, decided)
             if kills == args.kills:
-                wait_idle(server)
-                totals = verify(home, server, conversations, seen, acknowledged, after_idle=True)
+                wait_idle(server, load=load)
+                decided.update(load.decided)
+                totals = verify(home, server, conversations, seen, acknowledged, True, decided)
                 server.stop()
                 break
             if kills % 25 == 0:
-                wait_idle(server)  # now and then the pairing of every call
-                verify(home, server, conversations, seen, acknowledged, after_idle=True)
+                wait_idle(server, load=load)  # now and then the pairing of every call
+                decided.update(load.decided)
+                verify(home, server, conversations, seen, acknowledged, True, decided)
             load.start()
             time.sleep(rng.uniform(0.02, args.max_load_ms / 1000))
             server.signal(signal.SIGKILL)
@@ -263,6 +335,7 @@ def main():
                 raise load.error
             kills += 1
             acknowledged.update(load.acknowledged)
+            decided.update(load.decided)
             unanswered = dict(load.unanswered)
             for conversation in conversations:
                 seen[conversation].update(load.seen[conversation])
@@ -276,7 +349,8 @@ def main():
     finally:
         fake.stop()
     summary = {"kills": kills, "violations": 0, "seed": seed,
-               "acknowledgedInputs": len(acknowledged), "events": totals["events"],
+               "acknowledgedInputs": len(acknowledged), "decisions": len(decided),
+               "events": totals["events"],
                "seconds": round(time.monotonic() - started, 1)}
     print(json.dumps(summary), flush=True)
     home.cleanup()
