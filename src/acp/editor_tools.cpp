@@ -111,8 +111,7 @@ class EditorRead final : public EditorTool {
       co_return tool::ToolResult::error(
           fmt::format("Cannot read {}: {}", path_text, text.error().message));
     }
-    co_return tool::read_text(*text, path_text, path, arguments.value("offset", std::size_t{1}),
-                              arguments.value("limit", std::size_t{2000}), context.limits);
+    co_return tool::read_text(*text, arguments, path, context.limits);
   }
 };
 
@@ -132,10 +131,7 @@ class EditorWrite final : public EditorTool {
       co_return tool::ToolResult::error(
           fmt::format("Could not write {}: {}", path_text, written.error().message));
     }
-    co_return tool::ToolResult::text(
-        fmt::format("{} {} ({} bytes).", created ? "Created" : "Overwrote", path_text,
-                    content.size()),
-        {{"path", path.string()}, {"bytes", content.size()}, {"created", created}});
+    co_return tool::write_report(path_text, path, content.size(), created);
   }
 };
 

@@ -145,10 +145,13 @@ std::string continuation_note(const Listing& listing, std::size_t byte_cap) {
                      listing.first, listing.last, of, listing.last + 1);
 }
 
-// The read tool's answer from a line reader: numbered lines from `offset`.
-Result<ToolResult> listing_result(LineReader& reader, std::string_view path_text,
-                                  const std::filesystem::path& path, std::size_t offset,
-                                  std::size_t limit, const base::Limits& limits) {
+// The read tool's answer from a line reader: numbered lines from the
+// arguments' offset.
+Result<ToolResult> listing_result(LineReader& reader, const json& arguments,
+                                  const std::filesystem::path& path, const base::Limits& limits) {
+  const auto& path_text = arguments.at("path").get_ref<const std::string&>();
+  const std::size_t offset = arguments.value("offset", std::size_t{1});
+  const std::size_t limit = arguments.value("limit", default_line_limit);
   const std::size_t byte_cap = std::min(limits.read_file_bytes, limits.tool_output);
   AVA_TRY(auto listing, list_lines(reader, offset, limit, byte_cap, limits.edit_file_bytes));
   json details{{"path", path.string()}, {"offset", offset}, {"lines", 0}};
@@ -205,10 +208,8 @@ class ReadTool final : public Tool {
                       text::human_bytes(size)));
     }
 
-    const std::size_t offset = arguments.value("offset", std::size_t{1});
-    const std::size_t limit = arguments.value("limit", default_line_limit);
     auto reader = LineReader::of_fd(fd.get());
-    co_return listing_result(reader, path_text, path, offset, limit, context.limits);
+    co_return listing_result(reader, arguments, path, context.limits);
   }
 
  private:
@@ -249,11 +250,10 @@ class ReadTool final : public Tool {
 
 std::unique_ptr<Tool> make_read_tool() { return std::make_unique<ReadTool>(); }
 
-Result<ToolResult> read_text(std::string_view text, std::string_view path_text,
-                             const std::filesystem::path& path, std::size_t offset,
-                             std::size_t limit, const base::Limits& limits) {
+Result<ToolResult> read_text(std::string_view text, const json& arguments,
+                             const std::filesystem::path& path, const base::Limits& limits) {
   auto reader = LineReader::of_text(text);
-  return listing_result(reader, path_text, path, offset, limit, limits);
+  return listing_result(reader, arguments, path, limits);
 }
 
 }  // namespace ava::tool

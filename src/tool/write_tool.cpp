@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "ava/tool/files.hpp"
 #include "ava/tool/registry.hpp"
 #include "file_io.hpp"
 
@@ -22,10 +23,7 @@ class WriteTool final : public Tool {
       co_return ToolResult::error(
           fmt::format("Could not write {}: {}", path_text, written.error().message));
     }
-    co_return ToolResult::text(
-        fmt::format("{} {} ({} bytes).", written->created ? "Created" : "Overwrote", path_text,
-                    content.size()),
-        {{"path", path.string()}, {"bytes", content.size()}, {"created", written->created}});
+    co_return write_report(path_text, path, content.size(), written->created);
   }
 
  private:
@@ -45,6 +43,13 @@ class WriteTool final : public Tool {
 };
 
 }  // namespace
+
+ToolResult write_report(std::string_view path_text, const std::filesystem::path& path,
+                        std::size_t bytes, bool created) {
+  return ToolResult::text(
+      fmt::format("{} {} ({} bytes).", created ? "Created" : "Overwrote", path_text, bytes),
+      {{"path", path.string()}, {"bytes", bytes}, {"created", created}});
+}
 
 std::unique_ptr<Tool> make_write_tool() { return std::make_unique<WriteTool>(); }
 

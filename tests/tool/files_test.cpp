@@ -15,17 +15,19 @@ std::string text_of(const tool::ToolResult& result) { return result.joined_text(
 
 TEST_CASE("read_text lists text in hand as the read tool lists a file", "[tool]") {
   const auto limits = base::Limits::defaults();
-  auto listed = tool::read_text("one\r\ntwo\nthree\n", "a.txt", "/p/a.txt", 2, 1, limits);
+  auto listed =
+      tool::read_text("one\r\ntwo\nthree\n", json{{"path", "a.txt"}, {"offset", 2}, {"limit", 1}},
+                      "/p/a.txt", limits);
   REQUIRE(listed);
   CHECK(text_of(*listed) == "     2\ttwo\n[Showing lines 2-2 of 3. Use offset=3 to continue.]");
   CHECK(listed->details["total_lines"] == 3);
-  auto empty = tool::read_text("", "a.txt", "/p/a.txt", 1, 2000, limits);
+  auto empty = tool::read_text("", json{{"path", "a.txt"}}, "/p/a.txt", limits);
   CHECK(text_of(*empty) == "(empty file)");
-  auto past = tool::read_text("x\n", "a.txt", "/p/a.txt", 5, 10, limits);
+  auto past = tool::read_text("x\n", json{{"path", "a.txt"}, {"offset", 5}}, "/p/a.txt", limits);
   CHECK(past->is_error);
   CHECK(text_of(*past) == "offset 5 is past the end of a.txt (1 lines)");
   // Bytes that are not UTF-8 come out valid.
-  auto mangled = tool::read_text("a\xff\n", "a.txt", "/p/a.txt", 1, 10, limits);
+  auto mangled = tool::read_text("a\xff\n", json{{"path", "a.txt"}}, "/p/a.txt", limits);
   CHECK(json(text_of(*mangled)).dump().size() > 0);
 }
 

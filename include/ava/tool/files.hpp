@@ -21,11 +21,15 @@ namespace ava::tool {
 // the context's working folder.
 std::filesystem::path resolve_path(const ToolContext& context, std::string_view path);
 
-// The read tool's answer for text already in hand: numbered lines from
-// `offset` (1-based), at most `limit`, within the limits' output caps.
-Result<ToolResult> read_text(std::string_view text, std::string_view path_text,
-                             const std::filesystem::path& path, std::size_t offset,
-                             std::size_t limit, const base::Limits& limits);
+// The read tool's answer for text already in hand, for a read call's
+// arguments (path, offset, limit; their defaults as the tool has them):
+// numbered lines within the limits' output caps. `path`: the resolved one.
+Result<ToolResult> read_text(std::string_view text, const nlohmann::json& arguments,
+                             const std::filesystem::path& path, const base::Limits& limits);
+
+// The write tool's answer once `bytes` bytes are written to `path`.
+ToolResult write_report(std::string_view path_text, const std::filesystem::path& path,
+                        std::size_t bytes, bool created);
 
 // An edit call's arguments (either form the edit tool accepts) applied to
 // a file's content: what to write and what to report once it is written,
