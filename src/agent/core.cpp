@@ -450,7 +450,8 @@ Status AgentCore::status() const {
                 .permission_mode = effective_mode(),
                 .sandbox = sandbox_name(),
                 .granted_rules = context.granted_rules,
-                .goal = context.goal};
+                .goal = context.goal,
+                .log_failed = log_->failed()};
 }
 
 std::vector<session::ApprovalRequested> AgentCore::approvals_of(const session::Context& context) {

@@ -15,6 +15,7 @@ std::string_view to_string(ErrorCode code) noexcept {
     case ErrorCode::permission_denied: return "permission_denied";
     case ErrorCode::conflict: return "conflict";
     case ErrorCode::io: return "io";
+    case ErrorCode::no_space: return "no_space";
     case ErrorCode::parse: return "parse";
     case ErrorCode::corrupt: return "corrupt";
     case ErrorCode::limit_exceeded: return "limit_exceeded";
@@ -43,6 +44,7 @@ std::unexpected<Error> fail_errno(std::string_view operation, int error_number,
   if (error_number == EEXIST) code = ErrorCode::already_exists;
   if (error_number == ETIMEDOUT) code = ErrorCode::timeout;
   if (error_number == ECANCELED) code = ErrorCode::cancelled;
+  if (error_number == ENOSPC || error_number == EDQUOT) code = ErrorCode::no_space;
   return fail(code, fmt::format("{}: {}", operation, std::strerror(error_number)), where);
 }
 

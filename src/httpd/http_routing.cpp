@@ -96,6 +96,9 @@ int http_status_for(ErrorCode code) {
     case ErrorCode::unavailable: return 503;
     case ErrorCode::timeout: return 504;
     case ErrorCode::unsupported: return 501;
+    // 507 Insufficient Storage: the request was not made durable; retrying
+    // after space returns is safe.
+    case ErrorCode::no_space: return 507;
     default: return 500;
   }
 }

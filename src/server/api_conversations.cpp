@@ -351,7 +351,13 @@ void add_conversation_routes(httpd::Router& router, const std::shared_ptr<ApiCon
              });
   router.add("GET", "/api/conversations/{id}", answer(with(context, show)));
   router.add("PATCH", "/api/conversations/{id}", answer(with(context, patch)));
-  router.add("POST", "/api/conversations/{id}/input", answer(with(context, input)));
+  router.add("POST", "/api/conversations/{id}/input",
+             [context](httpd::Exchange& exchange) -> boost::asio::awaitable<void> {
+               // A log that refused a write is reopened (and so recovered)
+               // first: input is taken again once the disk has room.
+               co_await context->host->reopen_if_failed(exchange.request().params.at(0));
+               co_await exchange.respond(respond_to(input(*context, exchange.request())));
+             });
   router.add("POST", "/api/conversations/{id}/pause",
              answer(control(context, [](agent::Agent& a) { return a.pause(); })));
   router.add("POST", "/api/conversations/{id}/resume",

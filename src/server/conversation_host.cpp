@@ -210,6 +210,12 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::open(const std::stri
   {
     std::lock_guard lock(mutex_);
     if (closing_) return fail(ErrorCode::unavailable, "the server is shutting down");
+    if (reopening_.contains(id)) {
+      return fail(ErrorCode::unavailable,
+                  "conversation " + id +
+                      " is reopening after its log refused a write; send again in a moment"
+                      " (the same inputId keeps it exactly once)");
+    }
   }
   agent::AgentOptions agent_options;
   agent_options.provider_factory = options_.provider_factory;
@@ -341,6 +347,28 @@ std::vector<std::shared_ptr<LiveConversation>> ConversationHost::loaded() const 
   std::vector<std::shared_ptr<LiveConversation>> list;
   for (const auto& [id, live] : loaded_) list.push_back(live);
   return list;
+}
+
+asio::awaitable<void> ConversationHost::reopen_if_failed(const std::string& id) {
+  auto live = find_loaded(id);
+  if (!live || !live->agent->status().log_failed) co_return;
+  {
+    std::lock_guard lock(mutex_);
+    auto found = loaded_.find(id);
+    // Another request is reopening it already.
+    if (found == loaded_.end() || found->second != live) co_return;
+    loaded_.erase(found);
+    reopening_.insert(id);
+  }
+  spdlog::warn("conversation {}: its log refused a write ({}); reopening it", id,
+               live->agent->status().last_error);
+  auto closed = co_await live->agent->close();
+  if (!closed) spdlog::warn("conversation {}: close: {}", id, closed.error().message);
+  // Subscribers reconnect (Last-Event-ID) to the reopened conversation.
+  live->events->close();
+  if (live->own_mcp) co_await live->own_mcp->close();
+  std::lock_guard lock(mutex_);
+  reopening_.erase(id);
 }
 
 asio::awaitable<void> ConversationHost::close_all() {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,11 @@ class ConversationHost {
   // Already loaded, or null.
   std::shared_ptr<LiveConversation> find_loaded(const std::string& id) const;
   std::vector<std::shared_ptr<LiveConversation>> loaded() const;
+  // When the loaded agent's log refused a write (a full disk, an I/O error),
+  // closes it, so the next open() loads the log again and recovers it: input
+  // is taken again once the disk has room. Its own MCP servers stop, as on a
+  // restart. Does nothing for a healthy or unloaded conversation.
+  boost::asio::awaitable<void> reopen_if_failed(const std::string& id);
   std::filesystem::path log_path(const std::string& id) const;
 
   // Shutdown: refuses further loads, aborts every running turn (a call
@@ -113,6 +119,7 @@ class ConversationHost {
   std::mutex load_mutex_;  // one log load at a time: no log is opened twice
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<LiveConversation>, std::less<>> loaded_;
+  std::set<std::string, std::less<>> reopening_;  // closing after a write failure
   bool closing_ = false;
 };
 

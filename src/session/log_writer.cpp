@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -92,6 +93,7 @@ Result<std::unique_ptr<LogWriter>> LogWriter::open(const std::filesystem::path& 
   }
   const Seq next = scan->events.empty() ? 1 : scan->events.back().seq + 1;
   std::unique_ptr<LogWriter> writer(new LogWriter(path, fd, options, next));
+  writer->good_size_ = bytes->size();
   AVA_TRY_VOID(writer->recover(std::move(*scan), *bytes));
   return writer;
 }
@@ -104,6 +106,7 @@ Result<void> LogWriter::recover(LogScan scan, std::string_view bytes) {
     if (::ftruncate(fd_, static_cast<off_t>(torn.offset)) != 0) {
       return base::fail_errno("truncate torn tail of " + path_.string(), errno);
     }
+    good_size_ = torn.offset;
     AVA_TRY_VOID(sync());
     recovery_.torn_tail = torn;
     torn_name = recovery_.torn_file.filename().string();
@@ -170,6 +173,11 @@ Result<Seq> LogWriter::append_bodies(std::span<EventBody> bodies) {
     auto wrote = write_all(flushing_bytes_);
     if (wrote) deliver(flushing_events_);
     const Seq last = flushing_events_.back().seq;
+    if (wrote) {
+      good_size_ += flushing_bytes_.size();
+    } else {
+      wrote = cut_back(std::move(wrote).error());
+    }
     clear_keeping_small(flushing_bytes_);
     clear_keeping_small(flushing_events_);
     lock.lock();
@@ -178,6 +186,10 @@ Result<Seq> LogWriter::append_bodies(std::span<EventBody> bodies) {
       durable_seq_ = last;
     } else {
       failure_ = std::move(wrote).error();
+      // What queued behind the failed write is refused with it: none of it
+      // was acknowledged, and none of it will be written.
+      pending_bytes_.clear();
+      pending_events_.clear();
     }
     written_.notify_all();
   }
@@ -218,6 +230,17 @@ Result<void> LogWriter::write_all(const std::string& bytes) {
   return {};
 }
 
+std::unexpected<Error> LogWriter::cut_back(Error failure) {
+  // A full disk often takes part of a write: cut that part off, so the file
+  // ends with the last acknowledged event rather than a torn frame.
+  if (::ftruncate(fd_, static_cast<off_t>(good_size_)) != 0) {
+    failure.message +=
+        fmt::format("; its partial bytes could not be cut off ({}), reopening the log repairs it",
+                    std::strerror(errno));
+  }
+  return std::unexpected(std::move(failure));
+}
+
 void LogWriter::deliver(const std::vector<Event>& events) {
   std::lock_guard lock(subscribers_mutex_);
   for (const auto& event : events) {
@@ -226,8 +249,13 @@ void LogWriter::deliver(const std::vector<Event>& events) {
 }
 
 Result<void> LogWriter::sync() {
-  if (::fdatasync(fd_) != 0) return base::fail_errno("fsync session log " + path_.string(), errno);
-  return {};
+  if (::fdatasync(fd_) == 0) return {};
+  // After a failed fsync the kernel may have dropped the dirty pages: what
+  // is on disk is unknown, so nothing more is acknowledged on top of it.
+  auto failed = base::fail_errno("fsync session log " + path_.string(), errno);
+  std::lock_guard lock(mutex_);
+  if (!failure_) failure_ = failed.error();
+  return failed;
 }
 
 Result<void> LogWriter::close() {
@@ -254,6 +282,11 @@ std::uint64_t LogWriter::subscribe(Subscriber subscriber) {
 void LogWriter::unsubscribe(std::uint64_t id) {
   std::lock_guard lock(subscribers_mutex_);
   subscribers_.erase(id);
+}
+
+bool LogWriter::failed() const {
+  std::lock_guard lock(mutex_);
+  return failure_.has_value();
 }
 
 Seq LogWriter::last_seq() const {

@@ -158,6 +158,9 @@ struct Status {
   std::string sandbox;          // read-only, workspace-write, off, or "unavailable"
   std::vector<std::string> granted_rules;  // allowed for this conversation by a person
   std::string goal;                        // set by /goal; empty when none
+  // The log refused a write (a full disk, an I/O error): nothing more is
+  // acknowledged until the conversation is reopened, which recovers the log.
+  bool log_failed = false;
 };
 
 // What the next request is built from, without building it.

@@ -17,6 +17,7 @@ enum class ErrorCode {
   permission_denied,  // the OS or a policy refused
   conflict,           // the request does not fit the current state
   io,                 // a read, write or syscall failed
+  no_space,           // the disk or quota is full: retry once space returns
   parse,              // input could not be decoded
   corrupt,            // stored data failed an integrity check
   limit_exceeded,     // an explicit bound was hit

@@ -36,8 +36,10 @@ struct RecoveryReport {
 // The single writer of one session log. `append()` returns once the event's
 // bytes were written to the kernel: the acknowledgement point. Appends from
 // several threads that arrive while a write is in flight share the next
-// write (group commit). A failed write poisons the writer: nothing after it
-// is acknowledged, and reopening the log recovers.
+// write (group commit). A failed write or fsync poisons the writer: nothing
+// after it is acknowledged, and reopening the log recovers. A failed write is
+// cut back off the file first, so the log stays a sequence of complete
+// events even on a full disk.
 class LogWriter {
  public:
   // Creates a new log (the file must not exist) whose first event is `start`.
@@ -74,6 +76,8 @@ class LogWriter {
   std::vector<Event> take_history() { return std::move(history_); }
   const RecoveryReport& recovery() const { return recovery_; }
   Seq last_seq() const;
+  // A write or fsync failed: appends are refused until the log is reopened.
+  bool failed() const;
   const std::filesystem::path& path() const { return path_; }
 
  private:
@@ -85,6 +89,8 @@ class LogWriter {
   // the event as stored (truncated if it had to be).
   Result<Event> encode_bounded(Event& event);
   Result<void> write_all(const std::string& bytes);
+  // After a failed write: truncates the file to good_size_; returns `failure`.
+  std::unexpected<Error> cut_back(Error failure);
   void deliver(const std::vector<Event>& events);
 
   std::filesystem::path path_;
@@ -99,6 +105,9 @@ class LogWriter {
   bool writing_ = false;
   bool closed_ = false;
   std::optional<Error> failure_;
+  // The file's size after the last complete write: where a failed write is
+  // cut back to. Touched only by the thread with writing_ set.
+  std::uint64_t good_size_ = 0;
   std::string pending_bytes_;
   std::vector<Event> pending_events_;
   // What the current leader writes; touched only by the thread with writing_ set.
