@@ -191,6 +191,10 @@ async function main() {
   let browser = null;
   let shot = 0;
   let page = null;
+  // Set once the main conversation exists: on a failure, prints what the
+  // backend logged beside what the page shows, to tell a UI bug from a
+  // backend one.
+  let diagnose = null;
   const screenshot = async (name) => {
     shot += 1;
     const file = path.join(args.out, `${String(shot).padStart(2, "0")}-${name}.png`);
@@ -286,6 +290,36 @@ async function main() {
     await page.waitForURL(/\/c\//);
     const conversationId = decodeURIComponent(new URL(page.url()).pathname.split("/")[2]);
     log("conversation", conversationId);
+    diagnose = async () => {
+      const cookie = await cookieHeader();
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), 1500);
+      let text = "";
+      try {
+        const response = await fetch(`${server.url}/api/conversations/${conversationId}/events?after=0`, { headers: cookie ? { Cookie: cookie } : {}, signal: abort.signal });
+        const reader = response.body.getReader();
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += Buffer.from(value).toString("utf8");
+        }
+      } catch {
+        // the stream stays open: the abort ends the read
+      } finally {
+        clearTimeout(timer);
+      }
+      const events = text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)));
+      for (const event of events.slice(-25)) {
+        const said = (event.content ?? []).map((block) => block.text ?? block.name ?? "").join("") || event.text || event.reason || "";
+        console.error(`[e2e] log: ${event.seq} ${event.type} ${String(said).slice(0, 80)}`);
+      }
+      const shown = await page.evaluate(() => {
+        const el = document.querySelector('[role="log"][aria-label="Conversation"]');
+        if (!el) return null;
+        return { count: el.dataset.count, scrollTop: el.scrollTop, scrollHeight: el.scrollHeight, clientHeight: el.clientHeight, rows: [...el.querySelectorAll(".msg")].map((m) => `${m.className}: ${m.textContent.slice(0, 60)}`) };
+      });
+      console.error(`[e2e] page: ${JSON.stringify(shown)}`);
+    };
     const composer = page.getByLabel("Message");
     const list = page.getByRole("log", { name: "Conversation" });
     const state = page.getByTestId("driver-state");
@@ -790,6 +824,7 @@ async function main() {
   } catch (error) {
     console.error(`[e2e] FAIL: ${error instanceof Failure ? error.message : error.stack || error}`);
     if (page) await screenshot("failure").catch(() => undefined);
+    if (diagnose) await diagnose().catch((why) => console.error(`[e2e] diagnosis failed: ${why}`));
     return 1;
   } finally {
     if (browser) await browser.close().catch(() => undefined);
