@@ -393,6 +393,11 @@ async function main() {
     await panel.getByRole("button", { name: "Close the subagent's log" }).click();
     check((await page.getByTestId("subagent-panel").count()) === 0, "the subagent panel did not close");
     await page.waitForFunction(() => document.querySelector('[data-testid="driver-state"]')?.textContent === "idle");
+    // The click on the card was not a scroll: the list still follows the bottom.
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[role="log"][aria-label="Conversation"]');
+      return el && el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+    }, null, { timeout: 5000 });
     log("ok: subagent log opened from its task card");
 
     // --- an image attached through the file picker goes with the message and shows in it

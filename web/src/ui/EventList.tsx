@@ -3,6 +3,22 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import type { ViewItem } from "../model/conversation";
 import { ItemView } from "./ItemView";
 
+/**
+ * Whether an input event is the person moving the list: a wheel or touch
+ * scroll, a navigation key, or a press on the list's own scrollbar. A click on
+ * a card inside it (opening a subagent's log, expanding a call) or typing in a
+ * field is not, so it never stops the list from following a streaming turn.
+ */
+export function movesList(event: Event, list: HTMLElement): boolean {
+  if (event.type === "wheel" || event.type === "touchmove") return true;
+  // The scrollbar belongs to the list itself; presses on its content do not.
+  if (event.type === "mousedown") return event.target === list;
+  if (event.type !== "keydown") return false;
+  const target = event.target as HTMLElement | null;
+  if (target && target !== list && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT", "BUTTON"].includes(target.tagName))) return false;
+  return ["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "].includes((event as KeyboardEvent).key);
+}
+
 /** The conversation's items, virtualized; sticks to the bottom while the user is there. */
 export function EventList({ items, initialRect, label = "Conversation" }: { items: ViewItem[]; initialRect?: { width: number; height: number }; label?: string }) {
   const parentRef = useRef<HTMLDivElement>(null);
@@ -22,8 +38,8 @@ export function EventList({ items, initialRect, label = "Conversation" }: { item
     // Only the user moves away from the bottom: scrolls caused by rows being
     // measured or by sticking to the bottom are not theirs.
     let userUntil = 0;
-    const user = () => {
-      userUntil = performance.now() + 600;
+    const user = (event: Event) => {
+      if (movesList(event, el)) userUntil = performance.now() + 600;
     };
     const onScroll = () => {
       const near = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
