@@ -1,7 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "ava/session/codec.hpp"
@@ -159,4 +164,56 @@ TEST_CASE("bound_record cuts the longest strings until the line fits", "[log]") 
   CHECK(object["c"] == "keep");
   nlohmann::json tiny = {{"k", std::string(10, 'z')}};
   CHECK_FALSE(bound_record(tiny, 5));
+}
+
+namespace {
+
+// The descriptor this process holds open on `path`, or -1. A new log is
+// written under a temporary name and linked into place, so the descriptor's
+// link names that temporary file ("<path>.new-<id> (deleted)").
+int descriptor_of(const std::filesystem::path& path) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (std::filesystem::read_symlink(entry.path(), ec).string().starts_with(path.string()))
+      return std::stoi(entry.path().filename().string());
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("a write the disk refuses is not acknowledged and stops the writer until reopened",
+          "[log]") {
+  TempDir tmp;
+  const auto path = tmp.path() / "full.jsonl.zst";
+  auto writer = LogWriter::create(path, ava::test::sample_start());
+  REQUIRE(writer);
+  REQUIRE((*writer)->append(Paused{}));
+  const Seq last = (*writer)->last_seq();
+  // The disk fills up: the log's descriptor now writes to /dev/full (ENOSPC).
+  const int fd = descriptor_of(path);
+  REQUIRE(fd >= 0);
+  const int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  REQUIRE(full >= 0);
+  REQUIRE(::dup2(full, fd) == fd);
+  ::close(full);
+
+  auto refused = (*writer)->append(Resumed{});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code == ava::ErrorCode::no_space);
+  CHECK((*writer)->failed());
+  CHECK((*writer)->last_seq() == last);
+  // Nothing after a failed write is acknowledged, even once it would fit.
+  auto again = (*writer)->append(Resumed{});
+  REQUIRE_FALSE(again);
+  CHECK(again.error().code == ava::ErrorCode::no_space);
+  (void)(*writer)->close();  // returns: nothing refused stays queued
+
+  auto reopened = LogWriter::open(path);
+  REQUIRE(reopened);
+  CHECK_FALSE((*reopened)->failed());
+  CHECK((*reopened)->last_seq() == last);
+  auto appended = (*reopened)->append(Resumed{});
+  REQUIRE(appended);
+  CHECK(*appended == last + 1);
 }
