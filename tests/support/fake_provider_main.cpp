@@ -2,7 +2,7 @@
 //
 //   ava-fake-provider --format anthropic|openai|openai-responses
 //                     (--script SCRIPT.json | --fixture BODY.sse | --echo) [--tls CERT KEY]
-//                     [--record REQUESTS.jsonl]
+//                     [--record REQUESTS.jsonl] [--fail-percent P [--seed S]]
 //
 // Prints its base URL on the first line of stdout, then serves until
 // SIGINT/SIGTERM. Each request gets the next response of the mock script
@@ -13,10 +13,18 @@
 // --record appends every request answered by --echo or --fixture to a file,
 // one JSON line {"target", "body"} each, so a test can read what the client
 // sent (system prompt, tools).
+// --fail-percent makes P % of the --echo replies fail, chosen at random (seed
+// S): half answer 529 "overloaded" (a client retries it), half cut the
+// stream after its first bytes; each is reported on stderr. The soak
+// (bench/reliability/soak.py) uses it.
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <mutex>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -41,7 +49,8 @@ void record(const std::string& file, const ava::test::RecordedRequest& request) 
 int usage() {
   std::fputs(
       "usage: ava-fake-provider --format anthropic|openai|openai-responses "
-      "(--script FILE | --fixture FILE | --echo) [--tls CERT KEY] [--record FILE]\n",
+      "(--script FILE | --fixture FILE | --echo) [--tls CERT KEY] [--record FILE]\n"
+      "       [--fail-percent P [--seed S]]\n",
       stderr);
   return 2;
 }
@@ -54,6 +63,8 @@ int main(int argc, char** argv) {
   std::string fixture_path;
   std::string record_path;
   bool echo = false;
+  int fail_percent = 0;
+  unsigned seed = 1;
   ava::test::FakeProviderServer::Options options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -65,6 +76,10 @@ int main(int argc, char** argv) {
       fixture_path = argv[++i];
     } else if (arg == "--record" && i + 1 < argc) {
       record_path = argv[++i];
+    } else if (arg == "--fail-percent" && i + 1 < argc) {
+      fail_percent = std::atoi(argv[++i]);
+    } else if (arg == "--seed" && i + 1 < argc) {
+      seed = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
     } else if (arg == "--echo") {
       echo = true;
     } else if (arg == "--tls" && i + 2 < argc) {
@@ -77,7 +92,7 @@ int main(int argc, char** argv) {
   }
   auto api = ava::llm::parse_wire_api(format);
   const int sources = int(!script_path.empty()) + int(!fixture_path.empty()) + int(echo);
-  if (!api || sources != 1) return usage();
+  if (!api || sources != 1 || fail_percent < 0 || fail_percent > 100) return usage();
 
   sigset_t signals;
   sigemptyset(&signals);
@@ -87,7 +102,10 @@ int main(int argc, char** argv) {
 
   auto server = ava::test::FakeProviderServer::start(options);
   if (echo) {
-    server->set_fallback([api = *api, record_path](const ava::test::RecordedRequest& request) {
+    auto random = std::make_shared<std::pair<std::mutex, std::minstd_rand>>();
+    random->second.seed(seed);
+    server->set_fallback([api = *api, record_path, fail_percent,
+                          random](const ava::test::RecordedRequest& request) {
       // A model listing, so the echo server can stand in for a local model
       // server (Ollama's /api/tags, the OpenAI-style /v1/models).
       if (request.method == "GET" && request.target == "/api/tags") {
@@ -99,7 +117,25 @@ int main(int argc, char** argv) {
                                     .chunks = {R"({"data":[{"id":"echo-local:1b"}]})"}};
       }
       record(record_path, request);
-      return ava::test::echo_reply(api, request);
+      auto reply = ava::test::echo_reply(api, request);
+      int draw = 0;
+      {
+        std::lock_guard lock(random->first);
+        draw = static_cast<int>(random->second() % 200);
+      }
+      if (draw < 2 * fail_percent) {
+        std::fprintf(stderr, "ava-fake-provider: injected %s\n",
+                     draw < fail_percent ? "overloaded" : "cut");
+      }
+      if (draw < fail_percent) {  // half of the failures: overloaded
+        return ava::test::FakeReply{
+            .status = 529,
+            .content_type = "application/json",
+            .chunks = {
+                R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})"}};
+      }
+      if (draw < 2 * fail_percent) reply.cut_after_bytes = 40;  // the other half: a cut stream
+      return reply;
     });
   } else if (!fixture_path.empty()) {
     std::ifstream in(fixture_path, std::ios::binary);
