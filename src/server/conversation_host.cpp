@@ -351,7 +351,9 @@ std::vector<std::shared_ptr<LiveConversation>> ConversationHost::loaded() const 
 
 asio::awaitable<void> ConversationHost::reopen_if_failed(const std::string& id) {
   auto live = find_loaded(id);
-  if (!live || !live->agent->status().log_failed) co_return;
+  if (!live) co_return;
+  const auto status = live->agent->status();
+  if (!status.log_failed) co_return;
   {
     std::lock_guard lock(mutex_);
     auto found = loaded_.find(id);
@@ -361,7 +363,7 @@ asio::awaitable<void> ConversationHost::reopen_if_failed(const std::string& id) 
     reopening_.insert(id);
   }
   spdlog::warn("conversation {}: its log refused a write ({}); reopening it", id,
-               live->agent->status().last_error);
+               status.last_error);
   auto closed = co_await live->agent->close();
   if (!closed) spdlog::warn("conversation {}: close: {}", id, closed.error().message);
   // Subscribers reconnect (Last-Event-ID) to the reopened conversation.
