@@ -28,10 +28,21 @@ bool valid_input_id(std::string_view id) {
 }  // namespace
 
 void AgentCore::remember_input(const session::Event& event) {
+  const std::string* id = nullptr;
   if (const auto* input = std::get_if<session::InputAcknowledged>(&event.body)) {
-    acknowledged_.emplace(input->input_id, event.seq);
+    id = &input->input_id;
   } else if (const auto* answered = std::get_if<session::CommandOutput>(&event.body)) {
-    acknowledged_.emplace(answered->input_id, event.seq);
+    id = &answered->input_id;
+  }
+  if (id == nullptr) return;
+  const auto [entry, inserted] = acknowledged_.emplace(*id, event.seq);
+  if (!inserted) return;
+  // A node's key keeps its address across rehashing, so the window can
+  // point at it instead of keeping a second copy.
+  acknowledged_order_.push_back(&entry->first);
+  if (acknowledged_order_.size() > kRememberedInputs) {
+    acknowledged_.erase(acknowledged_.find(*acknowledged_order_.front()));
+    acknowledged_order_.pop_front();
   }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -328,9 +329,13 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   std::int64_t context_window_ = 0;
   std::optional<std::int64_t> max_output_tokens_;
   std::map<std::uint64_t, LiveCallback> live_subscribers_;
-  // Every input id of the log and its event's seq: a resent id is answered
-  // from here (exactly-once input across client retries).
+  // The last kRememberedInputs input ids of the log and their events' seqs:
+  // a resent id is answered from here (exactly-once input across client
+  // retries). Clients resend within moments, so a window bounds the memory
+  // of a long conversation without weakening that.
+  static constexpr std::size_t kRememberedInputs = 4096;
   std::unordered_map<std::string, session::Seq> acknowledged_;
+  std::deque<const std::string*> acknowledged_order_;  // keys of acknowledged_, oldest first
   // Decisions that reached the log, until the waiting call takes its own.
   std::unordered_map<std::string, session::ApprovalDecided> decisions_;
   // Requests answered before the driver reached their call (a decision

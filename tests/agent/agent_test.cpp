@@ -313,3 +313,42 @@ TEST_CASE("a resent client input id returns the first receipt, across a reopen",
   const auto inputs = events_of<session::InputAcknowledged>(test::read_events(log));
   CHECK(inputs.size() == 1);
 }
+
+TEST_CASE("input ids are remembered for the last 4096 inputs, in memory and after a reopen",
+          "[agent][input]") {
+  test::TempDir dir;
+  test::Runtime runtime;
+  const auto log = dir.path() / "window.jsonl.zst";
+  auto agent = agent::Agent::create(runtime.executor(), log,
+                                    test::basic_options(test::echo_factory(), dir.path()));
+  REQUIRE(agent);
+  REQUIRE((*agent)->pause());
+  const auto send = [](agent::Agent& to, int n) {
+    return to.followup(agent::Input{.text = "x", .input_id = "in-" + std::to_string(n)});
+  };
+  for (int n = 0; n <= 4096; ++n) REQUIRE(send(**agent, n));
+  auto newest = send(**agent, 4096);
+  REQUIRE(newest);
+  CHECK(newest->duplicate);
+  auto oldest_kept = send(**agent, 1);
+  REQUIRE(oldest_kept);
+  CHECK(oldest_kept->duplicate);
+  // in-0 is 4097 inputs back: out of the window, so it is a new input now.
+  auto forgotten = send(**agent, 0);
+  REQUIRE(forgotten);
+  CHECK_FALSE(forgotten->duplicate);
+  runtime.close(**agent);
+
+  auto reopened = agent::Agent::create_at(runtime.executor(), log,
+                                          test::basic_options(test::echo_factory(), dir.path()));
+  REQUIRE(reopened);
+  REQUIRE((*reopened)->pause());
+  auto after_reopen = send(**reopened, 4096);
+  REQUIRE(after_reopen);
+  CHECK(after_reopen->duplicate);
+  CHECK(after_reopen->seq == newest->seq);
+  auto out_of_window = send(**reopened, 1);  // in-0's second input pushed in-1 out
+  REQUIRE(out_of_window);
+  CHECK_FALSE(out_of_window->duplicate);
+  runtime.close(**reopened);
+}

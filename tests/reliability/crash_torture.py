@@ -19,7 +19,12 @@ every restart, and before the load resumes:
 
     crash_torture.py AVA_BACKEND FAKE_PROVIDER [--kills N] [--clients K]
                      [--conversations C] [--approvals A] [--seed S]
-                     [--max-load-ms MS]
+                     [--max-load-ms MS] [--fresh-every N]
+
+With --fresh-every N the clients move to new conversations every N kills,
+once the old ones are idle and have passed the full check (pairing
+included): each check reads whole logs and histories, so a long run keeps
+its conversations short to keep the cost of a kill flat.
 
 Prints one line per 10 kills and a JSON summary; exits 1 at the first
 violation (with the seed, to replay it). docs/reliability.md has the figures.
@@ -286,6 +291,8 @@ def main():
                         help="conversations in ask mode, their approvals answered by a client")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--max-load-ms", type=int, default=800)
+    parser.add_argument("--fresh-every", type=int, default=0,
+                        help="new conversations every N kills (0: the same ones throughout)")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
     rng = random.Random(seed)
@@ -298,15 +305,20 @@ def main():
     seen = {}
     unanswered = {}
     kills = 0
+    earlier = {"acknowledged": 0, "decided": 0, "events": 0, "conversations": 0}
+
+    def open_conversations(server, project):
+        conversations = [server.ok("POST", "/api/conversations", {"projectId": project})["id"]
+                         for _ in range(args.conversations)]
+        for conversation in conversations[:args.approvals]:
+            server.ok("PUT", "/api/conversations/%s/permissions" % conversation, {"mode": "ask"})
+        return conversations, conversations[:args.approvals]
+
     try:
         server = Server(home, [args.backend])
         project = server.ok("POST", "/api/projects", {"path": home.project})["id"]
-        conversations = [server.ok("POST", "/api/conversations", {"projectId": project})["id"]
-                         for _ in range(args.conversations)]
+        conversations, asking = open_conversations(server, project)
         seen = {c: {} for c in conversations}
-        asking = conversations[:args.approvals]
-        for conversation in asking:
-            server.ok("PUT", "/api/conversations/%s/permissions" % conversation, {"mode": "ask"})
         while True:
             # The answers the last kill took: the same inputIds again, which
             # the backend acknowledges once whether or not they had landed.
@@ -322,10 +334,20 @@ def main():
                 totals = verify(home, server, conversations, seen, acknowledged, True, decided)
                 server.stop()
                 break
-            if kills % 25 == 0:
+            fresh = args.fresh_every and kills and kills % args.fresh_every == 0
+            if kills % 25 == 0 or fresh:
                 wait_idle(server, load=load)  # now and then the pairing of every call
                 decided.update(load.decided)
-                verify(home, server, conversations, seen, acknowledged, True, decided)
+                checked = verify(home, server, conversations, seen, acknowledged, True, decided)
+            if fresh:  # the old conversations passed the full check and stay idle
+                earlier["acknowledged"] += len(acknowledged)
+                earlier["decided"] += len(decided)
+                earlier["events"] += checked["events"]
+                earlier["conversations"] += len(conversations)
+                conversations, asking = open_conversations(server, project)
+                seen = {c: {} for c in conversations}
+                acknowledged, decided = {}, {}
+                load = Load(server, conversations, args.clients, rng, counter, asking)
             load.start()
             time.sleep(rng.uniform(0.02, args.max_load_ms / 1000))
             server.signal(signal.SIGKILL)
@@ -341,7 +363,8 @@ def main():
                 seen[conversation].update(load.seen[conversation])
             if kills % 10 == 0:
                 print("kills %d, acknowledged inputs %d, %.0f s" % (
-                    kills, len(acknowledged), time.monotonic() - started), flush=True)
+                    kills, earlier["acknowledged"] + len(acknowledged),
+                    time.monotonic() - started), flush=True)
             server = Server(home, [args.backend])
     except Violation as error:
         print("VIOLATION after %d kills (seed %d): %s" % (kills, seed, error), flush=True)
@@ -349,8 +372,10 @@ def main():
     finally:
         fake.stop()
     summary = {"kills": kills, "violations": 0, "seed": seed,
-               "acknowledgedInputs": len(acknowledged), "decisions": len(decided),
-               "events": totals["events"],
+               "acknowledgedInputs": earlier["acknowledged"] + len(acknowledged),
+               "decisions": earlier["decided"] + len(decided),
+               "events": earlier["events"] + totals["events"],
+               "conversations": earlier["conversations"] + len(conversations),
                "seconds": round(time.monotonic() - started, 1)}
     print(json.dumps(summary), flush=True)
     home.cleanup()
