@@ -333,7 +333,7 @@ class AgentCore : public std::enable_shared_from_this<AgentCore> {
   // a resent id is answered from here (exactly-once input across client
   // retries). Clients resend within moments, so a window bounds the memory
   // of a long conversation without weakening that.
-  static constexpr std::size_t kRememberedInputs = 4096;
+  static constexpr std::size_t kRememberedInputs = 1024;
   std::unordered_map<std::string, session::Seq> acknowledged_;
   std::deque<const std::string*> acknowledged_order_;  // keys of acknowledged_, oldest first
   // Decisions that reached the log, until the waiting call takes its own.

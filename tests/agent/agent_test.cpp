@@ -314,7 +314,7 @@ TEST_CASE("a resent client input id returns the first receipt, across a reopen",
   CHECK(inputs.size() == 1);
 }
 
-TEST_CASE("input ids are remembered for the last 4096 inputs, in memory and after a reopen",
+TEST_CASE("input ids are remembered for the last 1024 inputs, in memory and after a reopen",
           "[agent][input]") {
   test::TempDir dir;
   test::Runtime runtime;
@@ -326,14 +326,14 @@ TEST_CASE("input ids are remembered for the last 4096 inputs, in memory and afte
   const auto send = [](agent::Agent& to, int n) {
     return to.followup(agent::Input{.text = "x", .input_id = "in-" + std::to_string(n)});
   };
-  for (int n = 0; n <= 4096; ++n) REQUIRE(send(**agent, n));
-  auto newest = send(**agent, 4096);
+  for (int n = 0; n <= 1024; ++n) REQUIRE(send(**agent, n));
+  auto newest = send(**agent, 1024);
   REQUIRE(newest);
   CHECK(newest->duplicate);
   auto oldest_kept = send(**agent, 1);
   REQUIRE(oldest_kept);
   CHECK(oldest_kept->duplicate);
-  // in-0 is 4097 inputs back: out of the window, so it is a new input now.
+  // in-0 is 1025 inputs back: out of the window, so it is a new input now.
   auto forgotten = send(**agent, 0);
   REQUIRE(forgotten);
   CHECK_FALSE(forgotten->duplicate);
@@ -343,7 +343,7 @@ TEST_CASE("input ids are remembered for the last 4096 inputs, in memory and afte
                                           test::basic_options(test::echo_factory(), dir.path()));
   REQUIRE(reopened);
   REQUIRE((*reopened)->pause());
-  auto after_reopen = send(**reopened, 4096);
+  auto after_reopen = send(**reopened, 1024);
   REQUIRE(after_reopen);
   CHECK(after_reopen->duplicate);
   CHECK(after_reopen->seq == newest->seq);

@@ -19,7 +19,7 @@ every restart, and before the load resumes:
 
     crash_torture.py AVA_BACKEND FAKE_PROVIDER [--kills N] [--clients K]
                      [--conversations C] [--approvals A] [--seed S]
-                     [--max-load-ms MS] [--fresh-every N]
+                     [--max-load-ms MS] [--fresh-every N] [--minutes M]
 
 With --fresh-every N the clients move to new conversations every N kills,
 once the old ones are idle and have passed the full check (pairing
@@ -291,6 +291,8 @@ def main():
                         help="conversations in ask mode, their approvals answered by a client")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--max-load-ms", type=int, default=800)
+    parser.add_argument("--minutes", type=float, default=0,
+                        help="stop after this long (the final check still runs); 0: after --kills")
     parser.add_argument("--fresh-every", type=int, default=0,
                         help="new conversations every N kills (0: the same ones throughout)")
     args = parser.parse_args()
@@ -328,6 +330,8 @@ def main():
             unanswered = {}
             acknowledged.update(load.acknowledged)
             verify(home, server, conversations, seen, acknowledged, False, decided)
+            if args.minutes and time.monotonic() - started > args.minutes * 60:
+                args.kills = kills  # time is up: the final check, as after the last kill
             if kills == args.kills:
                 wait_idle(server, load=load)
                 decided.update(load.decided)
