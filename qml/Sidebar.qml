@@ -113,6 +113,18 @@ Rectangle {
                         visible: entry.hovered || entry.highlighted
                         onClicked: root.workbench.setArchived(entry.id, !entry.archived)
                     }
+                    ToolButton {
+                        objectName: "deleteConversation"
+                        text: "Delete"
+                        font.pixelSize: 10
+                        visible: entry.archived && (entry.hovered || entry.highlighted)
+                        Accessible.name: "Delete " + entry.title
+                        onClicked: {
+                            confirmDelete.conversationId = entry.id
+                            confirmDelete.conversationTitle = entry.title
+                            confirmDelete.open()
+                        }
+                    }
                 }
             }
         }
@@ -129,5 +141,22 @@ Rectangle {
             color: Theme.muted
             font.pixelSize: 11
         }
+    }
+
+    Dialog {
+        id: confirmDelete
+        objectName: "confirmDelete"
+        property string conversationId
+        property string conversationTitle
+        title: "Delete “" + conversationTitle + "”?"
+        modal: true
+        anchors.centerIn: Overlay.overlay
+        standardButtons: Dialog.Cancel | Dialog.Ok
+        Label {
+            text: "Its history and its subagents' logs are removed for good."
+            wrapMode: Text.WordWrap
+        }
+        Component.onCompleted: standardButton(Dialog.Ok).text = "Delete"
+        onAccepted: root.workbench.deleteConversation(conversationId)
     }
 }

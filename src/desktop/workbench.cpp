@@ -409,6 +409,15 @@ void Workbench::rename(const QString& id, const QString& title) {
   patch(id, body_of({{"title", title}}));
 }
 
+void Workbench::deleteConversation(const QString& id) {
+  connection_.send("DELETE", QStringLiteral("/api/conversations/%1").arg(id), "{}",
+                   [this, id](const Reply& reply) {
+                     if (!reply.ok()) return fail(error_of(reply));
+                     if (id == conversationId()) selectConversation({});
+                     list_refresh_.start();
+                   });
+}
+
 void Workbench::mark_reviewed() {
   const int at = conversations_.indexOf(conversationId());
   if (at < 0 || conversation_.lastSeq() <= conversations_.get(at).value("reviewedSeq").toLongLong())

@@ -134,6 +134,19 @@ Result<void> Registry::add_conversation(protocol::Conversation conversation) {
   return {};
 }
 
+Result<protocol::Conversation> Registry::remove_conversation(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  auto it = conversations_.find(id);
+  if (it == conversations_.end()) return fail(ErrorCode::not_found, "no conversation " + id);
+  protocol::Conversation removed = std::move(it->second);
+  conversations_.erase(it);
+  if (auto saved = save_locked(); !saved) {
+    conversations_.emplace(id, removed);
+    return fail(saved.error().code, saved.error().message);
+  }
+  return removed;
+}
+
 Result<protocol::Conversation> Registry::patch_conversation(
     const std::string& id, const protocol::ConversationPatch& patch) {
   std::lock_guard lock(mutex_);

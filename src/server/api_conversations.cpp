@@ -351,6 +351,21 @@ void add_conversation_routes(httpd::Router& router, const std::shared_ptr<ApiCon
              });
   router.add("GET", "/api/conversations/{id}", answer(with(context, show)));
   router.add("PATCH", "/api/conversations/{id}", answer(with(context, patch)));
+  router.add("DELETE", "/api/conversations/{id}",
+             [context](httpd::Exchange& exchange) -> boost::asio::awaitable<void> {
+               const std::string& id = exchange.request().params.at(0);
+               auto before = context->registry->conversation(id);
+               auto removed = co_await context->host->remove(id);
+               if (removed && before) {
+                 context->status->publish(protocol::CatalogMessage{
+                     .action = "deleted", .conversation = conversation_view(*context, *before)});
+               }
+               const protocol::Removed answer_body;
+               httpd::HttpResponse reply = respond_to(
+                   removed ? Result<httpd::HttpResponse>(shaped_response(200, answer_body))
+                           : Result<httpd::HttpResponse>(std::unexpected(removed.error())));
+               co_await exchange.respond(std::move(reply));
+             });
   router.add("POST", "/api/conversations/{id}/input",
              [context](httpd::Exchange& exchange) -> boost::asio::awaitable<void> {
                // A log that refused a write is reopened (and so recovered)

@@ -20,6 +20,7 @@
 #include "ava/server/providers.hpp"
 #include "ava/session/codec.hpp"
 #include "ava/transport/sse.hpp"
+#include "server/subagent_logs.hpp"
 
 namespace ava::server {
 namespace {
@@ -210,6 +211,8 @@ Result<std::shared_ptr<LiveConversation>> ConversationHost::open(const std::stri
   {
     std::lock_guard lock(mutex_);
     if (closing_) return fail(ErrorCode::unavailable, "the server is shutting down");
+    if (removing_.contains(id))
+      return fail(ErrorCode::not_found, "conversation " + id + " is being deleted");
     if (reopening_.contains(id)) {
       return fail(ErrorCode::unavailable,
                   "conversation " + id +
@@ -371,6 +374,56 @@ asio::awaitable<void> ConversationHost::reopen_if_failed(const std::string& id) 
   if (live->own_mcp) co_await live->own_mcp->close();
   std::lock_guard lock(mutex_);
   reopening_.erase(id);
+}
+
+asio::awaitable<Result<ConversationHost::Removal>> ConversationHost::remove(const std::string& id) {
+  if (!options_.registry->conversation(id))
+    co_return fail(ErrorCode::not_found, "no conversation " + id);
+  std::shared_ptr<LiveConversation> live;
+  {
+    // Under the load lock: no load of it is half-way while it is marked.
+    std::lock_guard load_lock(load_mutex_);
+    std::lock_guard lock(mutex_);
+    if (closing_) co_return fail(ErrorCode::unavailable, "the server is shutting down");
+    if (reopening_.contains(id) || !removing_.insert(id).second) {
+      co_return fail(ErrorCode::conflict,
+                     "conversation " + id + " is busy being reopened or deleted");
+    }
+    if (auto found = loaded_.find(id); found != loaded_.end()) {
+      live = found->second;
+      loaded_.erase(found);
+    }
+  }
+  if (live) {
+    auto closed = co_await live->agent->close();
+    if (!closed)
+      spdlog::warn("conversation {}: close before delete: {}", id, closed.error().message);
+    live->events->close();
+    if (live->own_mcp) co_await live->own_mcp->close();
+  }
+  const auto log = log_path(id);
+  auto family = subagent_logs(log);  // read before the log goes
+  auto forgotten = options_.registry->remove_conversation(id);
+  Removal removal;
+  if (forgotten) {
+    removal.conversation = std::move(*forgotten);
+    family.insert(family.begin(), log);
+    for (const auto& path : family) {
+      std::error_code error;
+      if (std::filesystem::remove(path, error)) {
+        removal.deleted.push_back(path);
+      } else if (error) {
+        spdlog::warn("conversation {}: delete {}: {}", id, path.string(), error.message());
+        removal.leftover.push_back(path);
+      }
+    }
+  }
+  {
+    std::lock_guard lock(mutex_);
+    removing_.erase(id);
+  }
+  if (!forgotten) co_return fail(forgotten.error().code, forgotten.error().message);
+  co_return removal;
 }
 
 asio::awaitable<void> ConversationHost::close_all() {

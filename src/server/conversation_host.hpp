@@ -96,6 +96,17 @@ class ConversationHost {
   // restart. Does nothing for a healthy or unloaded conversation.
   boost::asio::awaitable<void> reopen_if_failed(const std::string& id);
   std::filesystem::path log_path(const std::string& id) const;
+  // Deletes a conversation for good: closes its agent when loaded (running
+  // tools stop), removes it from the registry, then deletes its log and its
+  // subagents' logs. Loads of it are refused meanwhile. A failure before
+  // the registry write leaves everything in place; one after it leaves a
+  // log nothing lists, which the answer's `leftover` names.
+  struct Removal {
+    protocol::Conversation conversation;
+    std::vector<std::filesystem::path> deleted;
+    std::vector<std::filesystem::path> leftover;
+  };
+  boost::asio::awaitable<Result<Removal>> remove(const std::string& id);
 
   // Shutdown: refuses further loads, aborts every running turn (a call
   // waiting for an approval stays pending), then closes each agent (tool
@@ -120,6 +131,7 @@ class ConversationHost {
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<LiveConversation>, std::less<>> loaded_;
   std::set<std::string, std::less<>> reopening_;  // closing after a write failure
+  std::set<std::string, std::less<>> removing_;   // being deleted
   bool closing_ = false;
 };
 

@@ -264,6 +264,51 @@ def test_controls_and_navigation(server, project_id):
 
 
 @with_backend
+def test_delete_removes_the_log_its_subagents_and_the_entry(server, project_id):
+    conversation = new_conversation(server, project_id, title="Doomed")
+    keep = new_conversation(server, project_id, title="Kept")
+    status = EventStream(server, "/api/status/events")
+    stream = EventStream(server, "/api/conversations/%s/events" % conversation)
+    send(server, conversation, 'tool: task {"agent": "explore", "description": "look", '
+                               '"prompt": "bash: echo from-child"}')
+    events = stream.wait_until(count_turn_ends(1))
+    stream.close()
+    sessions = os.path.join(server.home.root, "sessions")
+    child = sorted({data["details"]["subagent"]["sessionId"] for _, kind, data in events
+                    if kind == "tool_result" and "subagent" in (data.get("details") or {})})
+    check(len(child) == 1, "one subagent ran: %s" % child)
+    child_log = os.path.join(sessions, child[0] + ".jsonl.zst")
+    check(os.path.exists(child_log), "the subagent's log exists")
+    send(server, keep, "hello")
+    # A turn that is running while it is deleted: its tools stop.
+    send(server, conversation, "slow: 200: " + " ".join(["word"] * 50))
+    server.ok("DELETE", "/api/conversations/%s" % conversation)
+    check(not os.path.exists(os.path.join(sessions, conversation + ".jsonl.zst")), "the log is gone")
+    check(not os.path.exists(child_log), "the subagent's log is gone")
+    check(os.path.exists(os.path.join(sessions, keep + ".jsonl.zst")), "the other log stays")
+    listed = [c["id"] for c in server.ok("GET", "/api/conversations?archived=all")["conversations"]]
+    check(listed == [keep], "listed after delete: %s" % listed)
+    registry = json.load(open(os.path.join(server.home.root, "web.json")))
+    check(conversation not in json.dumps(registry), "web.json still names it")
+    for method, path in (("DELETE", ""), ("GET", ""), ("POST", "/input"), ("GET", "/events")):
+        answer = server.request(method, "/api/conversations/%s%s" % (conversation, path),
+                                {"text": "x"} if method == "POST" else None)
+        check(answer.status == 404, "%s %s after delete: %d" % (method, path, answer.status))
+    status.wait_until(lambda seen: any(kind == "catalog" and data.get("action") == "deleted" and
+                                       data["conversation"]["id"] == conversation
+                                       for _, kind, data in seen))
+    status.close()
+    check(server.request("DELETE", "/api/conversations/..%2Fweb").status == 400, "a path as an id")
+    check(server.request("DELETE", "/api/conversations/..").status in (400, 404, 405), "dot-dot as an id")
+    check(os.path.exists(os.path.join(server.home.root, "web.json")), "web.json is still there")
+    # The other conversation is untouched and still answers.
+    send(server, keep, "still here")
+    kept = EventStream(server, "/api/conversations/%s/events" % keep)
+    kept.wait_until(count_turn_ends(2))
+    kept.close()
+
+
+@with_backend
 def test_settings_page_adds_a_provider_that_works_without_a_restart(server, project_id):
     fake_url = server.home.env["ANTHROPIC_BASE_URL"]
     path = "/api/settings/providers/house"

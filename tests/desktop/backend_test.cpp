@@ -208,6 +208,16 @@ TEST_CASE("pins, archives and the review marker reach the backend and come back 
   REQUIRE(spin_until([&] { return workbench.conversations()->count() == 1; }));
   CHECK(row().value("archived").toBool());
   CHECK(row().value("title").toString() == "test");
+
+  // Deleting the open conversation: gone from the list, the selection and the disk.
+  const auto log = std::filesystem::path(env.home().toStdString()) / "sessions" /
+                   (id.toStdString() + ".jsonl.zst");
+  REQUIRE(std::filesystem::exists(log));
+  workbench.deleteConversation(id);
+  REQUIRE(spin_until([&] { return workbench.conversations()->count() == 0; }));
+  CHECK(workbench.conversationId().isEmpty());
+  CHECK_FALSE(std::filesystem::exists(log));
+  CHECK(workbench.lastError().isEmpty());
 }
 
 TEST_CASE("an approval waits in the model, across a backend crash, and the answer runs the tool",

@@ -66,6 +66,39 @@ TEST_CASE("the registry persists projects and navigation metadata atomically", "
   CHECK((*reloaded)->conversations({.archived = false}).size() == 2);
 }
 
+TEST_CASE("a removed conversation is gone from the file; a failed write keeps it", "[registry]") {
+  test::TempDir dir;
+  const auto file = dir.path() / "web.json";
+  std::filesystem::create_directory(dir.path() / "proj");
+  {
+    auto registry = registry::Registry::load(file);
+    REQUIRE(registry);
+    auto project = (*registry)->add_project(dir.path() / "proj", "");
+    REQUIRE(project);
+    REQUIRE((*registry)->add_conversation({.id = "keep", .project_id = project->id}));
+    REQUIRE((*registry)->add_conversation({.id = "gone", .project_id = project->id, .title = "t"}));
+    auto removed = (*registry)->remove_conversation("gone");
+    REQUIRE(removed);
+    CHECK(removed->title == "t");
+    CHECK((*registry)->remove_conversation("gone").error().code == ErrorCode::not_found);
+    CHECK((*registry)->conversation_count() == 1);
+
+    // web.json replaced by a folder with something in it: the atomic
+    // rename onto it fails (for root too), and the entry stays in memory.
+    std::filesystem::remove(file);
+    std::filesystem::create_directories(file / "in-the-way");
+    CHECK_FALSE((*registry)->remove_conversation("keep"));
+    CHECK((*registry)->conversation("keep"));
+    std::filesystem::remove_all(file);
+    REQUIRE((*registry)->add_conversation({.id = "later", .project_id = project->id}));
+  }
+  auto reloaded = registry::Registry::load(file);
+  REQUIRE(reloaded);
+  CHECK((*reloaded)->conversation("keep"));
+  CHECK((*reloaded)->conversation("later"));
+  CHECK_FALSE((*reloaded)->conversation("gone"));
+}
+
 TEST_CASE("a corrupt registry is an error that names the file, not an empty start", "[registry]") {
   test::TempDir dir;
   const auto file = dir.path() / "web.json";

@@ -562,6 +562,23 @@ async function main() {
     check(order[0] === "Background work", `the pinned conversation is not first: ${order}`);
     log("ok: archive toggle and pinning");
 
+    // --- delete: only archived conversations offer it, and only after the dialog
+    const scratch = await apiCall("POST", "/api/conversations", { projectId: projects[0].id, title: "Scratch" });
+    await page.getByRole("button", { name: "Archive Scratch" }).click();
+    await page.getByLabel("Show archived").check();
+    page.once("dialog", (dialog) => dialog.dismiss());
+    await page.getByRole("button", { name: "Delete Scratch" }).click();
+    await sleep(300);
+    check((await apiCall("GET", `/api/conversations/${scratch.id}`)).id === scratch.id, "deleted without a yes");
+    page.once("dialog", (dialog) => dialog.accept());
+    await page.getByRole("button", { name: "Delete Scratch" }).click();
+    await page.getByRole("button", { name: /^Scratch/ }).waitFor({ state: "detached" });
+    const cookie = await cookieHeader();
+    const gone = await fetch(`${server.url}/api/conversations/${scratch.id}`, { headers: cookie ? { Cookie: cookie } : {} });
+    check(gone.status === 404, `the deleted conversation answers ${gone.status}`);
+    await page.getByLabel("Show archived").uncheck();
+    log("ok: delete after confirming");
+
     // --- kill the server, restart it on the same port, resume
     const before = await page.evaluate(() => window.__ava);
     check(before && new Set(before.keys).size === before.keys.length, "duplicate items before the restart");

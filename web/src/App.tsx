@@ -137,7 +137,10 @@ export function App() {
         const message = data as StatusMessage;
         statusBus.publish(message);
         if (message.type === "catalog") {
-          if (message.conversation) {
+          if (message.conversation && message.action === "deleted") {
+            const gone = message.conversation.id;
+            setConversations((list) => list.filter((x) => x.id !== gone));
+          } else if (message.conversation) {
             const c = message.conversation;
             setConversations((list) => {
               const old = list.find((x) => x.id === c.id);
@@ -204,6 +207,13 @@ export function App() {
     );
   };
 
+  const remove = (id: string) => {
+    api.deleteConversation(id).then(() => {
+      setConversations((list) => list.filter((x) => x.id !== id));
+      if (selected === id) navigate("/");
+    }, fail);
+  };
+
   return (
     <>
       {signedOut && <SignedOut />}
@@ -217,6 +227,7 @@ export function App() {
           onNewConversation={newConversation}
           onNewProject={newProject}
           onPatch={patch}
+          onDelete={remove}
           onSettings={() => navigate("/settings")}
           onAutomations={() => navigate("/automations")}
           onAnalytics={() => navigate("/analytics")}

@@ -191,6 +191,9 @@ class Workbench : public QObject {
   Q_INVOKABLE void setPinned(const QString& id, bool pinned);
   Q_INVOKABLE void setArchived(const QString& id, bool archived);
   Q_INVOKABLE void rename(const QString& id, const QString& title);
+  // Deletes a conversation for good (DELETE /api/conversations/{id}); the
+  // sidebar asks first.
+  Q_INVOKABLE void deleteConversation(const QString& id);
   Q_INVOKABLE void clearError();
   // The first-run panel's choices: a detected server with one of its
   // models, or a key for a cloud provider; either becomes the default.

@@ -216,7 +216,7 @@ template <>
 struct Shape<Removed> {
   static constexpr std::string_view name = "Removed";
   static constexpr std::string_view doc =
-      "DELETE /api/projects/{id}, DELETE /api/mcp/servers/{name}";
+      "DELETE /api/projects/{id}, DELETE /api/conversations/{id}, DELETE /api/mcp/servers/{name}";
   static constexpr auto fields = std::tuple{field("removed", &Removed::removed)};
 };
 
@@ -585,7 +585,7 @@ struct Shape<SummaryMessage> {
 
 struct CatalogMessage {
   std::string type = "catalog";
-  std::string action;  // created, updated, project, provider
+  std::string action;  // created, updated, deleted, project, provider
   std::optional<ConversationView> conversation;
   std::optional<Project> project;
   std::optional<ProviderInfo> provider;
@@ -596,7 +596,8 @@ struct Shape<CatalogMessage> {
   static constexpr std::string_view doc = "status stream: the catalog changed";
   static constexpr auto fields = std::tuple{
       field("type", &CatalogMessage::type, R"("catalog")"),
-      field("action", &CatalogMessage::action, R"("created" | "updated" | "project" | "provider")"),
+      field("action", &CatalogMessage::action,
+            R"("created" | "updated" | "deleted" | "project" | "provider")"),
       field("conversation", &CatalogMessage::conversation),
       field("project", &CatalogMessage::project), field("provider", &CatalogMessage::provider)};
 };

@@ -41,6 +41,9 @@ class Registry {
   std::optional<protocol::Conversation> conversation(const std::string& id) const;
   std::size_t conversation_count() const;
   Result<void> add_conversation(protocol::Conversation conversation);
+  // Forgets a conversation (written at once); not_found when unknown. The
+  // log is the caller's to remove, after this succeeded.
+  Result<protocol::Conversation> remove_conversation(const std::string& id);
   Result<protocol::Conversation> patch_conversation(const std::string& id,
                                                     const protocol::ConversationPatch& patch);
   // Activity (last seq, usage, time): kept in memory until flush().

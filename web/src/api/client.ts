@@ -125,6 +125,7 @@ export const api = {
     request<ConversationList>("GET", `/api/conversations?archived=${archived}`).then((r) => r.conversations),
   conversation: (id: string) => request<ConversationView>("GET", `/api/conversations/${enc(id)}`),
   createConversation: (body: CreateConversation) => request<ConversationView>("POST", "/api/conversations", body),
+  deleteConversation: (id: string) => request<{ removed: boolean }>("DELETE", `/api/conversations/${enc(id)}`),
   patchConversation: (id: string, patch: ConversationPatch) =>
     request<Conversation>("PATCH", `/api/conversations/${enc(id)}`, patch),
   /** Sends input; a network failure is retried once with the same inputId (acknowledged once). */

@@ -11,6 +11,7 @@ interface Props {
   onNewConversation: (projectId: string) => void;
   onNewProject: (path: string) => Promise<string | null>;
   onPatch: (id: string, patch: ConversationPatch) => void;
+  onDelete: (id: string) => void;
   onSettings: () => void;
   onAutomations: () => void;
   onAnalytics: () => void;
@@ -114,6 +115,16 @@ export function Sidebar(props: Props) {
                       <button type="button" className="small" onClick={() => props.onPatch(c.id, { archived: !c.archived })} aria-label={c.archived ? `Unarchive ${c.title || "Untitled"}` : `Archive ${c.title || "Untitled"}`}>
                         {c.archived ? "Unarchive" : "Archive"}
                       </button>
+                      {c.archived && (
+                        <button
+                          type="button"
+                          className="small danger"
+                          onClick={() => window.confirm(`Delete “${c.title || "Untitled"}” for good? Its history and its subagents' logs are removed; this cannot be undone.`) && props.onDelete(c.id)}
+                          aria-label={`Delete ${c.title || "Untitled"}`}
+                        >
+                          Delete
+                        </button>
+                      )}
                     </li>
                   );
                 })}
