@@ -23,7 +23,13 @@ using session::EndReason;
 
 asio::awaitable<void> AgentCore::drive() {
   if (has_hooks(policy::HookEvent::session_start)) {
-    const bool resumed = context_.context().last_seq > 1;
+    bool resumed = false;
+    {
+      // Input may already be arriving on another thread (ThreadSanitizer
+      // found this read racing an acknowledgement's apply).
+      std::lock_guard lock(mutex_);
+      resumed = context_.context().last_seq > 1;
+    }
     auto hooking = run_hooks(policy::HookEvent::session_start, {},
                              json{{"source", resumed ? "resume" : "startup"}}, "", "");
     co_await std::move(hooking);
