@@ -12,6 +12,7 @@
 #include "ava/session/follower.hpp"
 #include "ava/transport/sse.hpp"
 #include "server/api.hpp"
+#include "server/subagent_logs.hpp"
 
 namespace ava::server {
 namespace {
@@ -143,10 +144,7 @@ Result<std::unique_ptr<session::LogFollower>> subagent_log(const ApiContext& con
                                                            std::vector<session::Event>& first) {
   const std::string& parent = request.params[0];
   const std::string& child = request.params[1];
-  const bool plain = !child.empty() && child.size() <= 64 && std::ranges::all_of(child, [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
-  });
-  if (!plain) return fail(ErrorCode::not_found, "no such subagent");
+  if (!plain_session_id(child)) return fail(ErrorCode::not_found, "no such subagent");
   if (!context.registry->conversation(parent)) {
     return fail(ErrorCode::not_found, "no conversation " + parent);
   }

@@ -16,12 +16,6 @@ namespace {
 constexpr int kMaxDepth = 4;            // a subagent may start its own, not without end
 constexpr std::size_t kMaxLogs = 4096;  // a hostile log cannot make this run long
 
-bool plain_id(const std::string& id) {
-  return !id.empty() && id.size() <= 64 && std::ranges::all_of(id, [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
-  });
-}
-
 // What a log says about itself and the subagents it started.
 struct LogNames {
   std::string self;
@@ -38,7 +32,7 @@ LogNames read_names(const std::filesystem::path& log) {
       names.self = start->session_id;
       names.parent = start->parent_session_id;
     } else if (const auto* usage = std::get_if<session::UsageRecorded>(&event.body)) {
-      if (plain_id(usage->subagent)) names.children.insert(usage->subagent);
+      if (plain_session_id(usage->subagent)) names.children.insert(usage->subagent);
     } else if (const auto* result = std::get_if<session::ToolResult>(&event.body)) {
       // The `task` result: details.subagent.sessionId.
       const auto& details = result->details;
@@ -47,7 +41,7 @@ LogNames read_names(const std::filesystem::path& log) {
       if (subagent.is_object() && subagent.contains("sessionId") &&
           subagent["sessionId"].is_string()) {
         auto id = subagent["sessionId"].get<std::string>();
-        if (plain_id(id)) names.children.insert(std::move(id));
+        if (plain_session_id(id)) names.children.insert(std::move(id));
       }
     }
   }
@@ -69,6 +63,12 @@ void collect(const LogNames& names, const std::filesystem::path& folder, int dep
 }
 
 }  // namespace
+
+bool plain_session_id(std::string_view id) {
+  return !id.empty() && id.size() <= 64 && std::ranges::all_of(id, [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
+  });
+}
 
 std::vector<std::filesystem::path> subagent_logs(const std::filesystem::path& log) {
   std::set<std::filesystem::path> found;
