@@ -151,6 +151,26 @@ bool is_api_request(const HttpRequest& request) {
   return !request.segments.empty() && request.segments.front() == "api";
 }
 
+bool is_websocket_upgrade(const HttpRequest& request) {
+  if (request.method != "GET" || base::ascii_lower(request.header("upgrade")) != "websocket") {
+    return false;
+  }
+  // Connection is a comma-separated token list ("keep-alive, Upgrade").
+  const std::string connection = base::ascii_lower(request.header("connection"));
+  std::string_view rest = connection;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    std::string_view token = rest.substr(0, comma);
+    while (!token.empty() && (token.front() == ' ' || token.front() == '\t'))
+      token.remove_prefix(1);
+    while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
+    if (token == "upgrade") return true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 bool is_login_request(const HttpRequest& request) {
   if (request.method == "POST") {
     return request.segments.size() == 2 && request.segments[0] == "api" &&

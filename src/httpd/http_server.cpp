@@ -4,6 +4,7 @@
 
 #include "ava/base/text.hpp"
 #include "httpd/request_target.hpp"
+#include "httpd/websocket.hpp"
 
 #include <array>
 #include <atomic>
@@ -139,6 +140,14 @@ class BeastExchange final : public Exchange {
   }
 
   int socket_handle() override { return stream_.socket().native_handle(); }
+
+  asio::awaitable<Result<std::unique_ptr<WebSocket>>> accept_websocket(
+      std::size_t max_message) override {
+    // Whatever happens, this connection carries no more HTTP requests.
+    responded_ = true;
+    keep_alive_ = false;
+    co_return co_await httpd::accept_websocket(stream_, request_, version_, max_message);
+  }
 
   bool responded() const { return responded_; }
   bool keep_alive() const { return keep_alive_; }

@@ -45,6 +45,8 @@ std::vector<ObjectShape> build_objects() {
       object_shape<TunnelPortRequest>(),
       object_shape<SignInCallbackRequest>(),
       object_shape<ShutdownRequest>(),
+      object_shape<TerminalControl>(),
+      object_shape<TerminalExit>(),
       // The durable events of /api/conversations/{id}/events: the log's own JSON.
       {"EventBase",
        "Fields every durable event has.",

@@ -158,6 +158,20 @@ Result<CreateProject> parse_create_project(const json& value) {
 
 Result<ModelRef> parse_model_ref(const json& value) { return from_json<ModelRef>(value, "model"); }
 
+Result<void> Shape<TerminalControl>::check(const TerminalControl& control) {
+  if (control.type == "pause" || control.type == "resume") return {};
+  if (control.type != "resize") {
+    return fail(ErrorCode::invalid_argument, "type must be \"resize\", \"pause\" or \"resume\"");
+  }
+  const auto in_range = [](const std::optional<std::int64_t>& cells) {
+    return cells && *cells >= 1 && *cells <= max_terminal_cells;
+  };
+  if (!in_range(control.cols) || !in_range(control.rows)) {
+    return fail(ErrorCode::invalid_argument, "cols and rows must be between 1 and 1000");
+  }
+  return {};
+}
+
 Result<void> Shape<ApprovalDecisionRequest>::check(const ApprovalDecisionRequest& request) {
   if (request.rule.size() > 4096) {
     return fail(ErrorCode::invalid_argument, "rule is longer than 4,096 characters");

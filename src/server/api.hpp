@@ -26,6 +26,7 @@
 #include "ava/protocol/responses.hpp"
 #include "ava/registry/registry.hpp"
 #include "ava/server/settings_source.hpp"
+#include "ava/terminal/session.hpp"
 #include "server/conversation_host.hpp"
 
 // The HTTP/SSE API (docs/api.md), shared by `ava-backend` and `ava --serve`.
@@ -78,6 +79,10 @@ struct ApiContext {
     std::optional<analytics::Index> index;
   };
   std::shared_ptr<Analytics> analytics = std::make_shared<Analytics>();
+  // Interactive terminals (api_terminals.cpp), hung up at shutdown.
+  static constexpr std::size_t max_terminals = 32;
+  std::shared_ptr<terminal::Terminals> terminals =
+      std::make_shared<terminal::Terminals>(max_terminals);
 };
 
 // One function per route file (src/server/api_<area>.cpp).
@@ -90,6 +95,7 @@ void add_mcp_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& co
 void add_skill_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 void add_automation_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 void add_analytics_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
+void add_terminal_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 // `GET /` (the login link, else the web UI's index), POST /api/login and
 // POST /api/login-codes; `static_files` serves the UI.
 void add_login_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context,
@@ -105,6 +111,7 @@ inline void add_api_routes(httpd::Router& router, const std::shared_ptr<ApiConte
   add_skill_routes(router, context);
   add_automation_routes(router, context);
   add_analytics_routes(router, context);
+  add_terminal_routes(router, context);
 }
 
 // Helpers shared by the route files.

@@ -149,6 +149,7 @@ int run_api_server(const ServeOptions& options) {
             // Scheduling stops first: no run starts while the rest closes.
             if (context->automations) context->automations->stop();
             server->stop_accepting();
+            context->terminals->hang_up_all();
             co_await host.close_all();
             co_await mcp->close();
             status.feed().close();

@@ -13,7 +13,7 @@
 // restart the new code is traded through POST /api/login. A server that
 // prints a plain URL (no login yet) is driven without any of that.
 import { spawn } from "node:child_process";
-import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -578,6 +578,29 @@ async function main() {
     check(gone.status === 404, `the deleted conversation answers ${gone.status}`);
     await page.getByLabel("Show archived").uncheck();
     log("ok: delete after confirming");
+
+    // --- terminals: a shell in the project's folder, typed into, its output on screen
+    await page.getByRole("button", { name: "Terminal", exact: true }).click();
+    const shown = page.locator(".terminal-view:not([hidden])");
+    await shown.locator(".xterm-rows").waitFor();
+    await shown.locator(".xterm-helper-textarea").focus();
+    await page.keyboard.type("cd -P . && echo \"at:$(pwd)\" && echo term-$((6*7))\n");
+    await shown.locator(".xterm-rows").filter({ hasText: "term-42" }).waitFor();
+    const rows = await shown.locator(".xterm-rows").innerText();
+    check(rows.replace(/\s+/g, "").includes(`at:${realpathSync(project)}`.replace(/\s+/g, "")), `the shell is not in the project: ${rows.slice(0, 400)}`);
+    // A flood of output goes through the pause/resume flow control and the page keeps up.
+    await page.keyboard.type("seq 1 400000; echo flood-$((1+1))\n");
+    await shown.locator(".xterm-rows").filter({ hasText: "flood-2" }).waitFor({ timeout: 60000 });
+    // A second tab, then closing it; hiding the drawer keeps the first shell.
+    await page.getByRole("button", { name: "New terminal" }).click();
+    await page.getByRole("tab", { name: /^2\./ }).waitFor();
+    await page.getByRole("button", { name: "Close terminal 2" }).click();
+    await page.getByRole("button", { name: "Hide terminals" }).click();
+    await page.getByRole("button", { name: "Terminal", exact: true }).click();
+    await shown.locator(".xterm-rows").filter({ hasText: "flood-2" }).waitFor();
+    await screenshot("terminal");
+    await page.getByRole("button", { name: "Hide terminals" }).click();
+    log("ok: terminal runs a command in the project, survives a flood, keeps its shell while hidden");
 
     // --- kill the server, restart it on the same port, resume
     const before = await page.evaluate(() => window.__ava);

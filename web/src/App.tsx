@@ -11,6 +11,7 @@ import { Sidebar } from "./ui/Sidebar";
 
 // Its chart library loads with the page, not with the app.
 const Analytics = lazy(() => import("./ui/Analytics").then((m) => ({ default: m.Analytics })));
+const TerminalPanel = lazy(() => import("./ui/TerminalPanel").then((m) => ({ default: m.TerminalPanel })));
 
 type Route = { page: "home" } | { page: "settings" } | { page: "automations" } | { page: "analytics" } | { page: "conversation"; id: string };
 
@@ -207,6 +208,25 @@ export function App() {
     );
   };
 
+  // The terminal drawer (Ctrl+` toggles it), in the open conversation's project.
+  const [terminalOpen, setTerminalOpen] = useState(false);
+  // xterm.js loads with the first terminal, not with the page.
+  const [terminalUsed, setTerminalUsed] = useState(false);
+  useEffect(() => {
+    if (terminalOpen) setTerminalUsed(true);
+  }, [terminalOpen]);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.ctrlKey && event.key === "`") {
+        event.preventDefault();
+        setTerminalOpen((open) => !open);
+      }
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
+  const terminalProject = conversations.find((c) => c.id === selected)?.projectId ?? projects[0]?.id ?? null;
+
   const remove = (id: string) => {
     api.deleteConversation(id).then(() => {
       setConversations((list) => list.filter((x) => x.id !== id));
@@ -257,6 +277,16 @@ export function App() {
               {models?.needsSetup && <FirstRun models={models} />}
               <p>{projects.length === 0 ? "Add a project (a folder on the server) to start." : "Pick a conversation, or start one with + next to a project."}</p>
             </main>
+          )}
+          {!terminalOpen && (
+            <button type="button" className="terminal-toggle" onClick={() => setTerminalOpen(true)} title="Terminal (Ctrl+`)">
+              Terminal
+            </button>
+          )}
+          {terminalUsed && (
+            <Suspense fallback={null}>
+              <TerminalPanel open={terminalOpen} projects={projects} projectId={terminalProject} onClose={() => setTerminalOpen(false)} />
+            </Suspense>
           )}
         </div>
       </div>

@@ -52,6 +52,26 @@ HttpResponse error_response(const Error& error);
 HttpResponse error_response(int status, std::string_view code, std::string_view message);
 int http_status_for(ErrorCode code);
 
+struct WebSocketMessage {
+  std::string data;
+  bool binary = false;  // else text (valid UTF-8, checked by the protocol layer)
+};
+
+// A WebSocket a route accepted. One read and one write may be in progress at
+// once (from the connection's strand); pings and the closing handshake are
+// answered inside read(). An idle peer is pinged and dropped when it stops
+// answering.
+class WebSocket {
+ public:
+  virtual ~WebSocket() = default;
+  // The next message; an error once the peer closed or the connection failed.
+  virtual boost::asio::awaitable<Result<WebSocketMessage>> read() = 0;
+  virtual boost::asio::awaitable<Result<void>> write(std::string_view data, bool binary) = 0;
+  // Sends a close frame with its status code (RFC 6455 7.4.1: 1000 normal,
+  // 1008 a message this endpoint refuses, 1011 a failure) and a short reason.
+  virtual boost::asio::awaitable<void> close(std::uint16_t code, std::string_view reason) = 0;
+};
+
 // One request being answered. A handler either responds once or turns the
 // response into an event stream and writes frames until it returns.
 class Exchange {
@@ -68,9 +88,18 @@ class Exchange {
   // no other operation on this exchange runs. It stays open until the
   // handler returns, so the descriptor cannot be another connection's by then.
   virtual int socket_handle() = 0;
+  // Completes the WebSocket handshake (RFC 6455) for a request that
+  // is_websocket_upgrade; the exchange then belongs to the socket, which
+  // stays usable until the handler returns. Messages over max_message bytes
+  // end the connection.
+  virtual boost::asio::awaitable<Result<std::unique_ptr<WebSocket>>> accept_websocket(
+      std::size_t max_message) = 0;
 };
 
 using Handler = std::function<boost::asio::awaitable<void>(Exchange& exchange)>;
+
+// Whether the request asks to become a WebSocket (Upgrade: websocket).
+bool is_websocket_upgrade(const HttpRequest& request);
 
 // Method + path patterns such as /api/conversations/{id}/input.
 class Router {

@@ -615,4 +615,21 @@ struct Shape<SnapshotMessage> {
                  field("conversations", &SnapshotMessage::conversations)};
 };
 
+// The last text message of GET /api/projects/{id}/terminal: the shell ended.
+struct TerminalExit {
+  std::string type = "exit";
+  std::int64_t code = 0;    // the exit code when signal is 0
+  std::int64_t signal = 0;  // the signal that ended the shell, else 0
+  std::string message;      // "exit code 0", "killed by signal 9 (KILL)"
+};
+template <>
+struct Shape<TerminalExit> {
+  static constexpr std::string_view name = "TerminalExit";
+  static constexpr std::string_view doc =
+      "The last text message of GET /api/projects/{id}/terminal: how the shell ended";
+  static constexpr auto fields = std::tuple{
+      field("type", &TerminalExit::type, R"("exit")"), field("code", &TerminalExit::code),
+      field("signal", &TerminalExit::signal), field("message", &TerminalExit::message)};
+};
+
 }  // namespace ava::protocol

@@ -402,6 +402,28 @@ struct Shape<ShutdownRequest> {
   static Result<void> check(const ShutdownRequest& request);
 };
 
+// GET /api/projects/{id}/terminal (a WebSocket): binary messages carry the
+// terminal's bytes both ways; text messages are control, this one from the
+// viewer: "resize" (cols and rows, in cells), "pause" (the viewer is behind:
+// stop sending output, so the shell waits) and "resume".
+struct TerminalControl {
+  std::string type;
+  std::optional<std::int64_t> cols;
+  std::optional<std::int64_t> rows;
+};
+template <>
+struct Shape<TerminalControl> {
+  static constexpr std::string_view name = "TerminalControl";
+  static constexpr std::string_view doc =
+      "A text message to GET /api/projects/{id}/terminal from the viewer";
+  static constexpr auto fields =
+      std::tuple{field("type", &TerminalControl::type, R"("resize" | "pause" | "resume")"),
+                 field("cols", &TerminalControl::cols), field("rows", &TerminalControl::rows)};
+  static Result<void> check(const TerminalControl& control);
+};
+// Columns and rows a terminal may have (the query's cols/rows and resizes).
+inline constexpr std::int64_t max_terminal_cells = 1000;
+
 // The request parsers the routes call: from_json with what each body is
 // called in messages, plus the rules a table cannot say.
 Result<CreateConversation> parse_create_conversation(const nlohmann::json& json);

@@ -125,6 +125,9 @@ export const api = {
     request<ConversationList>("GET", `/api/conversations?archived=${archived}`).then((r) => r.conversations),
   conversation: (id: string) => request<ConversationView>("GET", `/api/conversations/${enc(id)}`),
   createConversation: (body: CreateConversation) => request<ConversationView>("POST", "/api/conversations", body),
+  /** The WebSocket address of a new shell in a project's folder (GET /api/projects/{id}/terminal). */
+  terminalUrl: (projectId: string, cols: number, rows: number) =>
+    `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/projects/${enc(projectId)}/terminal?cols=${cols}&rows=${rows}`,
   deleteConversation: (id: string) => request<{ removed: boolean }>("DELETE", `/api/conversations/${enc(id)}`),
   patchConversation: (id: string, patch: ConversationPatch) =>
     request<Conversation>("PATCH", `/api/conversations/${enc(id)}`, patch),
