@@ -49,11 +49,13 @@ void check_all(const json& value) {
   check_result(protocol::from_json<protocol::LoginRequest>(value));
   check_result(protocol::from_json<protocol::TunnelPortRequest>(value));
   check_result(protocol::from_json<protocol::SignInCallbackRequest>(value));
+  check_result(protocol::from_json<protocol::TerminalControl>(value));
   // Answers decode too (a client's view of them).
   check_result(protocol::from_json<protocol::ConversationView>(value));
   check_result(protocol::from_json<protocol::SettingsResponse>(value));
   check_result(protocol::from_json<protocol::ProcessStatus>(value));
   check_result(protocol::from_json<protocol::CatalogMessage>(value));
+  check_result(protocol::from_json<protocol::TerminalExit>(value));
 }
 
 }  // namespace
