@@ -577,7 +577,16 @@ async function main() {
     const gone = await fetch(`${server.url}/api/conversations/${scratch.id}`, { headers: cookie ? { Cookie: cookie } : {} });
     check(gone.status === 404, `the deleted conversation answers ${gone.status}`);
     await page.getByLabel("Show archived").uncheck();
-    log("ok: delete after confirming");
+    // Deleted by another client while open here: the page goes home.
+    const elsewhere = await apiCall("POST", "/api/conversations", { projectId: projects[0].id, title: "Elsewhere" });
+    await page.getByRole("button", { name: /^Elsewhere/ }).click();
+    await page.waitForURL(`**/c/${elsewhere.id}`);
+    await apiCall("PATCH", `/api/conversations/${elsewhere.id}`, { archived: true });
+    await apiCall("DELETE", `/api/conversations/${elsewhere.id}`);
+    await page.waitForURL((url) => url.pathname === "/");
+    await page.goto(`${server.url}/c/${encodeURIComponent(conversationId)}`);
+    await list.locator(".msg.assistant:not(.live)", { hasText: "done: paused-ok" }).waitFor();
+    log("ok: delete after confirming; deleted elsewhere while open goes home");
 
     // --- terminals: a shell in the project's folder, typed into, its output on screen
     await page.getByRole("button", { name: "Terminal", exact: true }).click();

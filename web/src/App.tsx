@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react";
 import { api, ApiRequestError, follow } from "./api/client";
 import type { AutomationMessage, ConversationPatch, ConversationView, Project, StatusMessage } from "./api/protocol.gen";
 import type { ModelsResponse } from "./api/protocol.extra";
@@ -127,6 +127,10 @@ export function App() {
     api.models().then(setModels, () => undefined);
   }, [fail]);
 
+  // The open conversation, for the status stream's handler (which outlives renders).
+  const openId = useRef<string | null>(null);
+  openId.current = route.page === "conversation" ? route.id : null;
+
   // The status stream: the catalog and every driver's present state.
   useEffect(() => {
     reload();
@@ -141,6 +145,8 @@ export function App() {
           if (message.conversation && message.action === "deleted") {
             const gone = message.conversation.id;
             setConversations((list) => list.filter((x) => x.id !== gone));
+            // Deleted elsewhere (another tab, the desktop) while open here.
+            if (openId.current === gone) navigate("/");
           } else if (message.conversation) {
             const c = message.conversation;
             setConversations((list) => {
@@ -170,7 +176,7 @@ export function App() {
       },
     });
     return () => follower.close();
-  }, [reload]);
+  }, [reload, navigate]);
 
   const selected = route.page === "conversation" ? route.id : null;
 
