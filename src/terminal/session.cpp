@@ -87,15 +87,14 @@ asio::awaitable<proc::ExitStatus> Session::finish(std::chrono::milliseconds grac
 
 Result<std::unique_ptr<Session>> Terminals::start(const asio::any_io_executor& executor,
                                                   const Options& options) {
-  {
-    std::lock_guard lock(mutex_);
-    if (sessions_.size() >= limit_) {
-      return fail(ErrorCode::unavailable,
-                  "too many terminals are open (the limit is " + std::to_string(limit_) + ")");
-    }
+  // One lock across the start: two requests at the limit cannot both pass
+  // (forkpty returns at once, so the lock is short).
+  std::lock_guard lock(mutex_);
+  if (sessions_.size() >= limit_) {
+    return fail(ErrorCode::unavailable,
+                "too many terminals are open (the limit is " + std::to_string(limit_) + ")");
   }
   AVA_TRY(auto session, Session::start(executor, options));
-  std::lock_guard lock(mutex_);
   session->terminals_ = this;
   sessions_.push_back(session.get());
   return session;
