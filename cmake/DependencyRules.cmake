@@ -16,7 +16,7 @@
 # the include check.
 set(AVA_PACKAGE_ORDER
   base content proc transport llm session tool policy prompts oauth mcp agent recording acp protocol
-  store automation analytics registry machine service remote ansi terminal httpd capabilities doctor server cli eval desktop)
+  store automation analytics registry machine service remote ansi terminal files httpd capabilities doctor server cli eval desktop)
 
 set(AVA_ALLOWED_base "")
 set(AVA_ALLOWED_content "")
@@ -46,10 +46,12 @@ set(AVA_ALLOWED_remote machine transport proc base)
 set(AVA_ALLOWED_ansi base)
 # interactive terminals: a shell on a pty for the web UI and the desktop.
 set(AVA_ALLOWED_terminal proc base)
+# a project's files as people browse them: tree, previews, quick open, watching.
+set(AVA_ALLOWED_files protocol proc base)
 set(AVA_ALLOWED_httpd machine protocol transport base)
 set(AVA_ALLOWED_capabilities agent mcp oauth protocol proc store tool base)
 set(AVA_ALLOWED_doctor capabilities machine llm proc base)
-set(AVA_ALLOWED_server analytics automation capabilities httpd terminal registry machine agent recording policy prompts protocol session llm oauth proc transport base)
+set(AVA_ALLOWED_server analytics automation capabilities httpd terminal files registry machine agent recording policy prompts protocol session llm oauth proc transport base)
 set(AVA_ALLOWED_cli acp ansi transport server analytics automation capabilities doctor machine service remote mcp oauth agent recording policy prompts session llm proc base)
 # eval has its own binary (ava-eval); ava and ava-backend never link it.
 set(AVA_ALLOWED_eval recording agent session llm tool proc content base)

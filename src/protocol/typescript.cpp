@@ -47,6 +47,13 @@ std::vector<ObjectShape> build_objects() {
       object_shape<ShutdownRequest>(),
       object_shape<TerminalControl>(),
       object_shape<TerminalExit>(),
+      object_shape<FileEntry>(),
+      object_shape<FileListing>(),
+      object_shape<FilePreview>(),
+      object_shape<FileMatch>(),
+      object_shape<FileMatches>(),
+      object_shape<FileChanges>(),
+      object_shape<FileWatchReady>(),
       // The durable events of /api/conversations/{id}/events: the log's own JSON.
       {"EventBase",
        "Fields every durable event has.",

@@ -83,6 +83,10 @@ struct ApiContext {
   static constexpr std::size_t max_terminals = 32;
   std::shared_ptr<terminal::Terminals> terminals =
       std::make_shared<terminal::Terminals>(max_terminals);
+  // Open file watches (GET /api/projects/{id}/files/events): each holds an
+  // inotify instance, of which a user has 128 by default.
+  static constexpr int max_file_watches = 16;
+  std::shared_ptr<std::atomic<int>> file_watches = std::make_shared<std::atomic<int>>(0);
 };
 
 // One function per route file (src/server/api_<area>.cpp).
@@ -96,6 +100,7 @@ void add_skill_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& 
 void add_automation_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 void add_analytics_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 void add_terminal_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
+void add_file_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context);
 // `GET /` (the login link, else the web UI's index), POST /api/login and
 // POST /api/login-codes; `static_files` serves the UI.
 void add_login_routes(httpd::Router& router, const std::shared_ptr<ApiContext>& context,
@@ -112,6 +117,7 @@ inline void add_api_routes(httpd::Router& router, const std::shared_ptr<ApiConte
   add_automation_routes(router, context);
   add_analytics_routes(router, context);
   add_terminal_routes(router, context);
+  add_file_routes(router, context);
 }
 
 // Helpers shared by the route files.

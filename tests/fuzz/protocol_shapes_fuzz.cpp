@@ -56,6 +56,10 @@ void check_all(const json& value) {
   check_result(protocol::from_json<protocol::ProcessStatus>(value));
   check_result(protocol::from_json<protocol::CatalogMessage>(value));
   check_result(protocol::from_json<protocol::TerminalExit>(value));
+  check_result(protocol::from_json<protocol::FileListing>(value));
+  check_result(protocol::from_json<protocol::FilePreview>(value));
+  check_result(protocol::from_json<protocol::FileMatches>(value));
+  check_result(protocol::from_json<protocol::FileChanges>(value));
 }
 
 }  // namespace
