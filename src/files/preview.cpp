@@ -38,7 +38,7 @@ Result<Opened> open_regular(const ProjectRoot& root, const std::string& relative
 // Up to `limit` bytes from the start (the file may have grown since fstat).
 Result<std::string> read_head(int fd, std::size_t limit) {
   std::string bytes;
-  std::array<char, 64 * 1024> buffer{};
+  std::array<char, std::size_t{64} * 1024> buffer{};
   while (bytes.size() < limit) {
     const auto want = std::min(buffer.size(), limit - bytes.size());
     const ssize_t got = ::read(fd, buffer.data(), want);

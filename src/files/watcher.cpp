@@ -118,7 +118,7 @@ asio::awaitable<void> Watcher::watch_trees(std::vector<std::string> level) {
 
 bool Watcher::drain(protocol::FileChanges& changes, std::set<std::string>& seen,
                     std::vector<std::string>& created) {
-  alignas(inotify_event) std::array<char, 64 * 1024> buffer{};
+  alignas(inotify_event) std::array<char, std::size_t{64} * 1024> buffer{};
   for (;;) {
     const ssize_t got = ::read(inotify_.native_handle(), buffer.data(), buffer.size());
     if (got < 0 && errno == EINTR) continue;

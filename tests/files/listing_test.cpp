@@ -15,6 +15,7 @@ namespace {
 
 std::vector<std::string> names(const ava::protocol::FileListing& listing) {
   std::vector<std::string> out;
+  out.reserve(listing.entries.size());
   for (const auto& entry : listing.entries) out.push_back(entry.name);
   return out;
 }

@@ -14,7 +14,7 @@ using ava::files::Watcher;
 namespace {
 
 bool holds(const ava::protocol::FileChanges& changes, const std::string& folder) {
-  return std::find(changes.dirs.begin(), changes.dirs.end(), folder) != changes.dirs.end();
+  return std::ranges::find(changes.dirs, folder) != changes.dirs.end();
 }
 
 }  // namespace

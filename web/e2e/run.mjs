@@ -12,7 +12,7 @@
 // script's own requests carry the browser context's cookies, and after the
 // restart the new code is traded through POST /api/login. A server that
 // prints a plain URL (no login yet) is driven without any of that.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -610,6 +610,58 @@ async function main() {
     await screenshot("terminal");
     await page.getByRole("button", { name: "Hide terminals" }).click();
     log("ok: terminal runs a command in the project, survives a flood, keeps its shell while hidden");
+
+    // --- files: the project's tree (Git's ignores), previews, the watch, quick open, @ mentions
+    mkdirSync(path.join(project, "src"), { recursive: true });
+    mkdirSync(path.join(project, "build"), { recursive: true });
+    writeFileSync(path.join(project, ".gitignore"), "build/\n");
+    writeFileSync(path.join(project, "build", "junk.txt"), "ignored");
+    writeFileSync(path.join(project, "src", "app.ts"), "export function answer(): number {\n  return 42;\n}\n");
+    writeFileSync(path.join(project, "notes.md"), "# Release notes\n\nFirst *draft*.\n");
+    writeFileSync(path.join(project, "pixel.png"), Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8cfc0f01f0005000201a5f6a6e60000000049454e44ae426082", "hex"));
+    execFileSync("git", ["init", "-q", project]);
+    await page.getByRole("button", { name: "Files", exact: true }).click();
+    const files = page.getByRole("complementary", { name: "Files" });
+    const tree = files.getByRole("tree", { name: "Project files" });
+    const item = (name) => tree.getByRole("treeitem", { name, exact: true });
+    await item("notes.md").waitFor();
+    check((await tree.getByRole("treeitem", { name: "build", exact: true }).count()) === 0, "the ignored build/ folder is listed");
+    await item("src").getByRole("button").first().click();
+    await item("app.ts").click();
+    const preview = files.getByRole("region", { name: "Preview" });
+    await preview.locator(".file-text .hljs-keyword", { hasText: "function" }).waitFor();
+    check((await preview.locator(".file-gutter").innerText()).trim().split("\n").length === 3, "the code preview has no line numbers");
+    await item("notes.md").click();
+    await preview.locator(".file-markdown h1", { hasText: "Release notes" }).waitFor();
+    await item("pixel.png").click();
+    const image = preview.locator("img.file-image");
+    await image.waitFor();
+    await page.waitForFunction((el) => el.complete && el.naturalWidth === 1, await image.elementHandle());
+    // The watch: a file written on the server appears, and an open preview follows its file.
+    await item("notes.md").click();
+    await preview.locator(".file-markdown h1", { hasText: "Release notes" }).waitFor();
+    writeFileSync(path.join(project, "notes.md"), "# Final notes\n");
+    writeFileSync(path.join(project, "src", "fresh.ts"), "export const fresh = true;\n");
+    await preview.locator(".file-markdown h1", { hasText: "Final notes" }).waitFor();
+    await item("fresh.ts").waitFor();
+    // Quick open.
+    await page.keyboard.press("Control+p");
+    const quick = page.getByRole("dialog", { name: "Go to file" });
+    await quick.getByLabel("File name").fill("frsh");
+    await quick.getByRole("option", { name: "src/fresh.ts" }).waitFor();
+    await quick.getByLabel("File name").press("Enter");
+    await quick.waitFor({ state: "detached" });
+    await preview.locator(".file-text", { hasText: "export const fresh" }).waitFor();
+    await screenshot("files");
+    // @ mentions in the composer insert a path the agent can read.
+    await composer.fill("");
+    await composer.pressSequentially("read @fres");
+    await page.getByRole("listbox", { name: "Files to mention" }).getByRole("option", { name: "@src/fresh.ts" }).waitFor();
+    await composer.press("Enter");
+    check((await composer.inputValue()) === "read @src/fresh.ts ", `the mention inserted ${JSON.stringify(await composer.inputValue())}`);
+    await composer.fill("");
+    await files.getByRole("button", { name: "Hide files" }).click();
+    log("ok: file tree without ignored files, code/Markdown/image previews, live updates, quick open, @ mentions");
 
     // --- kill the server, restart it on the same port, resume
     const before = await page.evaluate(() => window.__ava);

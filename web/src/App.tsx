@@ -5,6 +5,7 @@ import type { ModelsResponse } from "./api/protocol.extra";
 import { connection, statusBus, useConnection, useLiveStatuses, useSignedOut } from "./model/stores";
 import { Automations } from "./ui/Automations";
 import { ConversationPage } from "./ui/ConversationPage";
+import { FilesPanel } from "./ui/files/FilesPanel";
 import { FirstRun } from "./ui/FirstRun";
 import { Settings } from "./ui/Settings";
 import { Sidebar } from "./ui/Sidebar";
@@ -221,17 +222,25 @@ export function App() {
   useEffect(() => {
     if (terminalOpen) setTerminalUsed(true);
   }, [terminalOpen]);
+  // The file panel; Ctrl+P opens it at "Go to file".
+  const [filesOpen, setFilesOpen] = useState(false);
+  const [quickOpen, setQuickOpen] = useState(false);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.ctrlKey && event.key === "`") {
         event.preventDefault();
         setTerminalOpen((open) => !open);
+      } else if ((event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === "p") {
+        event.preventDefault();
+        setFilesOpen(true);
+        setQuickOpen(true);
       }
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
   }, []);
   const terminalProject = conversations.find((c) => c.id === selected)?.projectId ?? projects[0]?.id ?? null;
+  const filesProject = projects.find((p) => p.id === terminalProject) ?? null;
 
   const remove = (id: string) => {
     api.deleteConversation(id).then(() => {
@@ -284,17 +293,24 @@ export function App() {
               <p>{projects.length === 0 ? "Add a project (a folder on the server) to start." : "Pick a conversation, or start one with + next to a project."}</p>
             </main>
           )}
-          {!terminalOpen && (
-            <button type="button" className="terminal-toggle" onClick={() => setTerminalOpen(true)} title="Terminal (Ctrl+`)">
-              Terminal
-            </button>
-          )}
           {terminalUsed && (
             <Suspense fallback={null}>
               <TerminalPanel open={terminalOpen} projects={projects} projectId={terminalProject} onClose={() => setTerminalOpen(false)} />
             </Suspense>
           )}
+          <footer className="status-bar" aria-label="Panels">
+            <span className="status-bar-project muted">{filesProject ? filesProject.name : ""}</span>
+            <button type="button" aria-pressed={filesOpen} disabled={!filesProject} onClick={() => setFilesOpen((open) => !open)} title="Files (Ctrl+P to go to one)">
+              Files
+            </button>
+            <button type="button" aria-pressed={terminalOpen} onClick={() => setTerminalOpen((open) => !open)} title="Terminal (Ctrl+`)">
+              Terminal
+            </button>
+          </footer>
         </div>
+        {filesOpen && filesProject && (
+          <FilesPanel key={filesProject.id} project={filesProject} quickOpen={quickOpen} onQuickOpen={setQuickOpen} onClose={() => setFilesOpen(false)} />
+        )}
       </div>
     </>
   );

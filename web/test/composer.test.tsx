@@ -5,7 +5,7 @@ import { act } from "react";
 import { createRoot } from "react-dom/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { SlashCommandInfo } from "../src/api/protocol.gen";
-import { Composer, matchingCommands } from "../src/ui/Composer";
+import { Composer, insertMention, matchingCommands, mentionAt } from "../src/ui/Composer";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -75,5 +75,45 @@ describe("slash-command completion", () => {
       option.dispatchEvent(new MouseEvent("mousedown", { bubbles: true }));
     });
     expect(textarea.value).toBe("/frontend:test ");
+  });
+});
+
+describe("@ file mentions", () => {
+  afterEach(() => {
+    document.body.innerHTML = "";
+    vi.unstubAllGlobals();
+  });
+
+  it("finds the mention at the caret only after a space or at the start", () => {
+    expect(mentionAt("see @src/ma", 11)).toEqual({ start: 4, query: "src/ma" });
+    expect(mentionAt("@", 1)).toEqual({ start: 0, query: "" });
+    expect(mentionAt("mail me@host", 12)).toBeNull();
+    expect(mentionAt("see @src done", 13)).toBeNull();
+    expect(insertMention("see @ma and", 4, 7, "src/main.cpp")).toEqual({ text: "see @src/main.cpp  and", caret: 18 });
+  });
+
+  it("asks the project's files and inserts the chosen path", async () => {
+    const asked: string[] = [];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string) => {
+        asked.push(url);
+        const body = { query: "mai", matches: [{ path: "src/main.cpp", positions: [4, 5, 6] }, { path: "docs/main.md", positions: [5, 6, 7] }], searched: 2, truncated: false };
+        return new Response(JSON.stringify(body), { status: 200 });
+      }),
+    );
+    const container = document.createElement("div");
+    document.body.appendChild(container);
+    await act(async () => createRoot(container).render(<Composer running={false} onSend={vi.fn(async () => true)} projectId="p1" />));
+    const textarea = container.querySelector("textarea")!;
+    await act(async () => type(textarea, "look at @mai"));
+    await act(async () => new Promise((resolve) => setTimeout(resolve, 200)));
+    expect(asked[asked.length - 1]).toBe("/api/projects/p1/files/search?q=mai&limit=8");
+    expect(options(container)).toEqual(["@src/main.cpp", "@docs/main.md"]);
+    expect(container.querySelector("mark")?.textContent).toBe("mai");
+    await key(textarea, "ArrowDown");
+    await key(textarea, "Enter");
+    expect(textarea.value).toBe("look at @docs/main.md ");
+    expect(options(container)).toEqual([]);
   });
 });

@@ -41,7 +41,7 @@ class Terminals;
 class Session {
  public:
   // The most one read() returns: the view gets the output in pieces this size.
-  static constexpr std::size_t max_chunk = 64 * 1024;
+  static constexpr std::size_t max_chunk = std::size_t{64} * 1024;
 
   // The terminal starts with TERM=xterm-256color and the server's
   // environment minus anything that looks like a credential.

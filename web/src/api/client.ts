@@ -1,5 +1,6 @@
 // The HTTP side of the API (fetch, JSON errors as typed errors) and the SSE
 // follower that survives disconnects and resumes from its last sequence.
+import type { FileListing, FileMatches, FilePreview } from "./protocol.gen";
 import type { AnalyticsSummary, AutomationList, AutomationRequest, AutomationView, OccurrenceList, OccurrenceView, SchedulePreview } from "./protocol.gen";
 import type {
   ApprovalDecisionRequest,
@@ -128,6 +129,17 @@ export const api = {
   /** The WebSocket address of a new shell in a project's folder (GET /api/projects/{id}/terminal). */
   terminalUrl: (projectId: string, cols: number, rows: number) =>
     `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/projects/${enc(projectId)}/terminal?cols=${cols}&rows=${rows}`,
+  /** One folder of a project ("" is its folder), without what Git ignores. */
+  files: (projectId: string, path: string) =>
+    request<FileListing>("GET", `/api/projects/${enc(projectId)}/files?path=${enc(path)}`),
+  filePreview: (projectId: string, path: string) =>
+    request<FilePreview>("GET", `/api/projects/${enc(projectId)}/files/preview?path=${enc(path)}`),
+  /** The bytes of the version a preview checked (409 once the file changed). */
+  fileRawUrl: (projectId: string, path: string, version: string) =>
+    `/api/projects/${enc(projectId)}/files/raw?path=${enc(path)}&version=${enc(version)}`,
+  searchFiles: (projectId: string, query: string, limit = 50, signal?: AbortSignal) =>
+    request<FileMatches>("GET", `/api/projects/${enc(projectId)}/files/search?q=${enc(query)}&limit=${limit}`, undefined, signal),
+  fileEventsPath: (projectId: string) => `/api/projects/${enc(projectId)}/files/events`,
   deleteConversation: (id: string) => request<{ removed: boolean }>("DELETE", `/api/conversations/${enc(id)}`),
   patchConversation: (id: string, patch: ConversationPatch) =>
     request<Conversation>("PATCH", `/api/conversations/${enc(id)}`, patch),

@@ -1,5 +1,7 @@
-import { useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
-import type { SlashCommandInfo } from "../api/protocol.gen";
+import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
+import { api } from "../api/client";
+import type { FileMatch, SlashCommandInfo } from "../api/protocol.gen";
+import { MarkedPath } from "./files/QuickOpen";
 
 /** An image to send with the message: base64 without the data: prefix. */
 export interface Attachment {
@@ -47,14 +49,33 @@ export function matchingCommands(text: string, commands: SlashCommandInfo[]): Sl
   return commands.filter((c) => c.name.toLowerCase().startsWith(prefix)).slice(0, 50);
 }
 
+/**
+ * The "@name" being typed at the caret (after a space or at the start), as
+ * where its "@" is and what follows it; null when the caret is elsewhere.
+ */
+export function mentionAt(text: string, caret: number): { start: number; query: string } | null {
+  const typed = /(?:^|\s)@([^\s@]*)$/.exec(text.slice(0, caret));
+  if (!typed) return null;
+  return { start: caret - typed[1].length - 1, query: typed[1] };
+}
+
+/** The text with the mention at `start` (up to the caret) replaced by "@path ". */
+export function insertMention(text: string, start: number, caret: number, path: string): { text: string; caret: number } {
+  const inserted = `@${path} `;
+  return { text: text.slice(0, start) + inserted + text.slice(caret), caret: start + inserted.length };
+}
+
 export function Composer({
   running,
   onSend,
   commands = [],
+  projectId,
 }: {
   running: boolean;
   onSend: (text: string, kind: "followup" | "steer", attachments: Attachment[]) => Promise<boolean>;
   commands?: SlashCommandInfo[];
+  /** Where "@" finds files to mention; none: no file suggestions. */
+  projectId?: string;
 }) {
   const [text, setText] = useState("");
   const [steer, setSteer] = useState(true);
@@ -65,7 +86,40 @@ export function Composer({
   const [selected, setSelected] = useState(0);
   const [dismissed, setDismissed] = useState("");
   const suggestions = dismissed === text ? [] : matchingCommands(text, commands);
-  const active = suggestions.length > 0 ? Math.min(selected, suggestions.length - 1) : -1;
+  // "@" mentions: files of the conversation's project, ranked by the server.
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  const [caret, setCaret] = useState(0);
+  const mention = projectId && suggestions.length === 0 && dismissed !== text ? mentionAt(text, caret) : null;
+  const [files, setFiles] = useState<FileMatch[]>([]);
+  const mentionQuery = mention?.query ?? null;
+  useEffect(() => {
+    if (mentionQuery === null || !projectId) {
+      setFiles([]);
+      return;
+    }
+    const abort = new AbortController();
+    const timer = setTimeout(() => {
+      api.searchFiles(projectId, mentionQuery, 8, abort.signal).then(
+        (found) => setFiles(found.matches),
+        () => setFiles([]),
+      );
+    }, 80);
+    return () => {
+      clearTimeout(timer);
+      abort.abort();
+    };
+  }, [projectId, mentionQuery]);
+  const fileSuggestions = mention ? files : [];
+  const listLength = suggestions.length || fileSuggestions.length;
+  const active = listLength > 0 ? Math.min(selected, listLength - 1) : -1;
+  const completeFile = (match: FileMatch) => {
+    if (!mention) return;
+    const next = insertMention(text, mention.start, caret, match.path);
+    setText(next.text);
+    setCaret(next.caret);
+    setSelected(0);
+    requestAnimationFrame(() => textarea.current?.setSelectionRange(next.caret, next.caret));
+  };
   const complete = (command: SlashCommandInfo) => {
     setText(`/${command.name} `);
     setSelected(0);
@@ -106,16 +160,17 @@ export function Composer({
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (suggestions.length > 0) {
+    if (listLength > 0) {
       if (e.key === "ArrowDown" || e.key === "ArrowUp") {
         e.preventDefault();
-        const step = e.key === "ArrowDown" ? 1 : suggestions.length - 1;
-        setSelected((active + step) % suggestions.length);
+        const step = e.key === "ArrowDown" ? 1 : listLength - 1;
+        setSelected((active + step) % listLength);
         return;
       }
       if ((e.key === "Tab" || e.key === "Enter") && !e.shiftKey && !e.nativeEvent.isComposing) {
         e.preventDefault();
-        complete(suggestions[active]);
+        if (suggestions.length > 0) complete(suggestions[active]);
+        else completeFile(fileSuggestions[active]);
         return;
       }
       if (e.key === "Escape") {
@@ -192,15 +247,41 @@ export function Composer({
           ))}
         </ul>
       )}
+      {fileSuggestions.length > 0 && (
+        <ul className="command-menu mention-menu" role="listbox" id="composer-files" aria-label="Files to mention">
+          {fileSuggestions.map((m, i) => (
+            <li
+              key={m.path}
+              id={`composer-file-${i}`}
+              role="option"
+              aria-selected={i === active}
+              className={i === active ? "active" : undefined}
+              onMouseDown={(e) => {
+                e.preventDefault();
+                completeFile(m);
+              }}
+            >
+              <span className="command-name">
+                @<MarkedPath match={m} />
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
       <textarea
         id="composer-text"
+        ref={textarea}
         role="combobox"
-        aria-expanded={suggestions.length > 0}
-        aria-controls="composer-commands"
+        aria-expanded={listLength > 0}
+        aria-controls={fileSuggestions.length > 0 ? "composer-files" : "composer-commands"}
         aria-autocomplete="list"
-        aria-activedescendant={active >= 0 ? `composer-command-${active}` : undefined}
+        aria-activedescendant={active < 0 ? undefined : suggestions.length > 0 ? `composer-command-${active}` : `composer-file-${active}`}
         value={text}
-        onChange={(e) => setText(e.target.value)}
+        onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
+        onChange={(e) => {
+          setText(e.target.value);
+          setCaret(e.target.selectionStart);
+        }}
         onKeyDown={onKeyDown}
         onPaste={onPaste}
         rows={3}

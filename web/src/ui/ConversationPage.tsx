@@ -320,7 +320,7 @@ export function ConversationPage({ id, models, listed, onOpen }: { id: string; m
       {subagent && <SubagentPanel key={subagent.sessionId} conversationId={id} subagent={subagent} onClose={closeSubagent} />}
       {plan && waiting.length === 0 && <PlanCard currentMode={permissions?.mode ?? ""} onApprove={approvePlan} />}
       {waiting.length > 0 && <ApprovalCard key={waiting[0].approval!.id} item={waiting[0]} more={waiting.length - 1} onDecide={(answer) => decide(waiting[0].approval!.id, answer)} />}
-      <Composer running={running || driver === "paused"} onSend={send} commands={commands} />
+      <Composer running={running || driver === "paused"} onSend={send} commands={commands} projectId={listed?.projectId} />
     </main>
   );
 }
