@@ -47,7 +47,7 @@ function(ava_add_install_rules)
   endif()
 
   if(TARGET ava-desktop)
-    install(TARGETS ava-desktop RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT desktop)
+    install(TARGETS ava-desktop ava-pdf-render RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT desktop)
     install(FILES "${PROJECT_SOURCE_DIR}/packaging/dev.ava.Ava.desktop"
       DESTINATION ${CMAKE_INSTALL_DATADIR}/applications COMPONENT desktop)
     install(FILES "${PROJECT_SOURCE_DIR}/packaging/dev.ava.Ava.svg"

@@ -18,6 +18,13 @@ ApplicationWindow {
     property string themeMode: themeOverride !== "" ? themeOverride : workbench.setting("theme/mode", "system")
     // 0: the conversation, 1: settings, 2: automations.
     property int page: 0
+    // The file panel beside the page (Ctrl+Shift+E; Ctrl+P goes to a file).
+    property bool filesOpen: false
+    onFilesOpenChanged: workbench.files.setActive(filesOpen)
+    function openFiles(quick) {
+        window.filesOpen = true
+        if (quick) filesPanel.openQuick()
+    }
 
     SystemPalette { id: systemPalette }
     Binding { target: Theme; property: "systemWindow"; value: systemPalette.window }
@@ -87,6 +94,8 @@ ApplicationWindow {
         const at = workbench.conversations.indexOf(workbench.conversationId)
         if (at >= 0) workbench.setArchived(workbench.conversationId, !workbench.conversations.get(at).archived)
     } }
+    Shortcut { sequence: "Ctrl+P"; onActivated: window.openFiles(true) }
+    Shortcut { sequence: "Ctrl+Shift+E"; onActivated: window.filesOpen = !window.filesOpen }
     Shortcut { sequence: "Escape"; enabled: window.page !== 0; onActivated: window.page = 0 }
     Shortcut { sequence: StandardKey.Quit; onActivated: window.close() }
 
@@ -129,6 +138,14 @@ ApplicationWindow {
                 text: "Analytics"
                 onClicked: window.page = window.page === 3 ? 0 : 3
             }
+            ToolButton {
+                objectName: "filesButton"
+                text: "Files"
+                checkable: true
+                checked: window.filesOpen
+                enabled: workbench.projectId !== ""
+                onClicked: window.filesOpen = !window.filesOpen
+            }
             ToolButton { text: "Settings"; onClicked: window.page = window.page === 1 ? 0 : 1 }
         }
     }
@@ -166,6 +183,20 @@ ApplicationWindow {
                 workbench: window.workbenchObject
                 onCloseRequested: window.page = 0
             }
+        }
+        FilesPanel {
+            id: filesPanel
+            objectName: "filesPanel"
+            visible: window.filesOpen
+            files: workbench.files
+            projectName: {
+                const at = workbench.projects.indexOf(workbench.projectId)
+                return at >= 0 ? workbench.projects.get(at).name : ""
+            }
+            SplitView.preferredWidth: workbench.setting("window/files", 440)
+            SplitView.minimumWidth: 260
+            onCloseRequested: window.filesOpen = false
+            onWidthChanged: if (visible) workbench.setSetting("window/files", width)
         }
     }
     readonly property var workbenchObject: workbench

@@ -117,6 +117,7 @@ void Automation::step() {
   auto* conversation = workbench_->conversation();
   answer_passphrase();
   if (add_machine()) return;
+  if (check_files()) return;
   if (stage_ == QStringLiteral("connecting")) {
     if (workbench_->connection()->state() != QStringLiteral("connected")) return;
     if (!options_.machine_name.isEmpty() && workbench_->machineName() != options_.machine_name)
@@ -188,6 +189,10 @@ void Automation::step() {
                   .arg(conversation->lastSeq())
                   .arg(approvals_answered_)
                   .arg(options_.screenshot);
+    if (!options_.files_screenshot.isEmpty()) {
+      stage_ = QStringLiteral("files");
+      return;
+    }
     if (!options_.analytics_screenshot.isEmpty()) {
       window_->setProperty("page", 3);  // Main.qml's AnalyticsPage
       stage_ = QStringLiteral("analytics");

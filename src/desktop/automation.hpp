@@ -24,6 +24,10 @@ struct AutomationOptions {
   QString approval_screenshot;
   // Then the Analytics page is opened and saved here once it shows turns.
   QString analytics_screenshot;
+  // Then the file panel (automation_files.cpp): the project's tree, its
+  // doc.pdf drawn while an answer streams (frame gaps measured), the PDF
+  // helper killed and back, a file written outside appearing, quick open.
+  QString files_screenshot;
   // First add this machine through the Add-a-machine dialog (name and
   // [user@]host[:port]) and select it; its unknown host key is accepted in
   // the dialog only if the dialog shows exactly `host_key` (SHA256:...).
@@ -54,6 +58,9 @@ class Automation : public QObject {
   bool answer_approval();
   bool add_machine();
   void answer_passphrase();
+  // The file panel's stages; true while they have work to do.
+  bool check_files();
+  void begin_frame_gaps();
 
   AutomationOptions options_;
   Workbench* workbench_;
@@ -67,6 +74,14 @@ class Automation : public QObject {
   int approval_ticks_ = 0;
   int approvals_answered_ = 0;
   bool passphrase_given_ = false;
+  // Frame gaps while a PDF page is drawn (automation_files.cpp).
+  QElapsedTimer frame_clock_;
+  qint64 last_frame_ms_ = -1;
+  qint64 max_frame_gap_ms_ = 0;
+  int frames_ = 0;
+  bool measuring_frames_ = false;
+  qint64 files_started_ms_ = 0;
+  int helper_pid_ = 0;
 };
 
 // Resident set size of this process in KiB (/proc/self/status VmRSS).

@@ -68,6 +68,11 @@ int main(int argc, char** argv) {
       QStringLiteral("e2e-analytics-screenshot"),
       QStringLiteral("Automation: then open Analytics and save the window once it shows turns"),
       QStringLiteral("png"));
+  QCommandLineOption files_shot(
+      QStringLiteral("e2e-files-screenshot"),
+      QStringLiteral("Automation: then open the file panel, preview the project's doc.pdf while "
+                     "an answer streams, and save the window"),
+      QStringLiteral("png"));
   QCommandLineOption machine(
       QStringLiteral("e2e-machine"),
       QStringLiteral("Automation: first add this machine (NAME=[user@]host[:port]) and select it"),
@@ -90,8 +95,8 @@ int main(int argc, char** argv) {
                            QStringLiteral("system, light or dark (instead of the saved choice)"),
                            QStringLiteral("mode"));
   cli.addOptions({no_autostart, ava_bin, timing, exit_first, project, prompt, screenshot,
-                  approval_shot, analytics_shot, machine, host_key, passphrase, open, report,
-                  theme});
+                  approval_shot, analytics_shot, files_shot, machine, host_key, passphrase, open,
+                  report, theme});
   cli.process(app);
 
   auto home = ava::base::Home::resolve();
@@ -124,6 +129,8 @@ int main(int argc, char** argv) {
   qmlRegisterUncreatableType<ConversationModel>("Ava", 1, 0, "ConversationModel",
                                                 QStringLiteral("from workbench"));
   qmlRegisterUncreatableType<RowsModel>("Ava", 1, 0, "RowsModel", QStringLiteral("from workbench"));
+  qmlRegisterUncreatableType<FileBrowser>("Ava", 1, 0, "FileBrowser",
+                                          QStringLiteral("from workbench"));
   // Answers as rich text without raw HTML or images; links opened only if http(s) or mailto.
   qmlRegisterSingletonType<Markdown>("Ava", 1, 0, "Markdown",
                                      [](QQmlEngine*, QJSEngine*) { return new Markdown; });
@@ -158,6 +165,7 @@ int main(int argc, char** argv) {
                                        .screenshot = cli.value(screenshot),
                                        .approval_screenshot = cli.value(approval_shot),
                                        .analytics_screenshot = cli.value(analytics_shot),
+                                       .files_screenshot = cli.value(files_shot),
                                        .machine_name = cli.value(machine).section('=', 0, 0),
                                        .machine_destination = cli.value(machine).section('=', 1),
                                        .host_key = cli.value(host_key),

@@ -49,6 +49,7 @@ Workbench::Workbench(const Connection::Options& options, QObject* parent)
     : QObject(parent),
       options_(options),
       connection_(options),
+      files_(connection_, default_pdf_helper()),
       machines_({"id", "hostname", "state", "message", "version", "pid", "remote", "selected",
                  "updatePending", "runningTurns"}),
       projects_({"id", "name", "path"}),
@@ -88,10 +89,12 @@ Workbench::Workbench(const Connection::Options& options, QObject* parent)
   review_.setInterval(800);
   connect(&review_, &QTimer::timeout, this, &Workbench::mark_reviewed);
   project_id_ = settings_.value(QStringLiteral("selection/project")).toString();
+  files_.set_project(project_id_);
 }
 
 void Workbench::on_connected() {
   refresh();
+  files_.reload();
   open_status_stream();
   if (!conversation_.conversationId().isEmpty()) open_conversation_stream();
   // Input sent while the backend was away: the same inputId again, which the
@@ -270,6 +273,7 @@ void Workbench::selectProject(const QString& id) {
   if (id == project_id_) return;
   project_id_ = id;
   settings_.setValue(QStringLiteral("selection/project"), id);
+  files_.set_project(id);
   emit selectionChanged();
   load_conversations();
 }

@@ -41,6 +41,28 @@ def mean_lightness(path):
     return float(result.stdout.strip())
 
 
+def three_page_pdf():
+    """A small valid PDF: three pages, a blue block on each, lower on each page."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>",
+               "<< /Type /Pages /Kids [3 0 R 5 0 R 7 0 R] /Count 3 >>"]
+    for page in range(3):
+        objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 400] /Contents %d 0 R >>"
+                       % (4 + 2 * page))
+        stream = "0 0 1 rg 50 %d 200 100 re f" % (250 - 100 * page)
+        objects.append("<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += ("%d 0 obj\n%s\nendobj\n" % (number, body)).encode()
+    xref = len(out)
+    out += ("xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)).encode()
+    out += b"".join(("%010d 00000 n \n" % offset).encode() for offset in offsets)
+    out += ("trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
+            % (len(objects) + 1, xref)).encode()
+    return out
+
+
 def backend_file(home):
     try:
         with open(os.path.join(home, "backend.json")) as f:
@@ -66,6 +88,7 @@ def main():
     shot = os.path.join(args.out, "conversation-with-tool-card.png")
     approval_shot = os.path.join(args.out, "approval-card.png")
     analytics_shot = os.path.join(args.out, "analytics.png")
+    files_shot = os.path.join(args.out, "files-pdf.png")
     for old in (shot, approval_shot):
         if os.path.exists(old):
             os.remove(old)
@@ -75,6 +98,17 @@ def main():
     project = os.path.join(work, "project")
     os.makedirs(home)
     os.makedirs(project)
+    # For the file panel: a Git project with an ignored folder, code, notes
+    # and a three-page PDF.
+    os.makedirs(os.path.join(project, "src"))
+    os.makedirs(os.path.join(project, "build"))
+    for name, text in ((".gitignore", "build/\n"), ("build/junk.txt", "ignored"),
+                       ("src/app.ts", "export const answer = 42;\n"), ("notes.md", "# Notes\n")):
+        with open(os.path.join(project, name), "w") as out:
+            out.write(text)
+    with open(os.path.join(project, "doc.pdf"), "wb") as out:
+        out.write(three_page_pdf())
+    subprocess.run(["git", "init", "-q", project], check=True)
     # No settings: the desktop's conversations start in "ask", so the bash
     # call waits on the approval card, which the automation clicks.
     fake = subprocess.Popen([args.fake, "--format", "anthropic", "--echo"], stdout=subprocess.PIPE, text=True)
@@ -90,7 +124,7 @@ def main():
         command = ["xvfb-run", "-a", "-s", "-screen 0 1280x860x24", args.desktop, "--ava", args.ava,
                    "--e2e-project", project, "--e2e-prompt", "bash: echo hello from the desktop",
                    "--e2e-screenshot", shot, "--e2e-approval-screenshot", approval_shot,
-                   "--e2e-analytics-screenshot", analytics_shot]
+                   "--e2e-analytics-screenshot", analytics_shot, "--e2e-files-screenshot", files_shot]
         first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
         # While it runs, a second desktop on the same home says so and exits.
@@ -113,8 +147,25 @@ def main():
         if png_size(approval_shot)[0] < 640:
             fail("no screenshot of the approval card")
         print("approval card: %s" % approval_shot)
-        # Then the Analytics page, from the backend's index: the turn just run.
-        if "analytics turns=1 toolCalls=1" not in out:
+        # The file panel: the tree without build/, the PDF drawn by the helper
+        # while an answer streamed, the helper killed and back, a file written
+        # outside appearing, quick open.
+        if "files pdf pages=3" not in out or "helper-starts=2" not in out or "watch=ok quick-open=ok" not in out:
+            fail("file panel: " + out)
+        if png_size(files_shot)[0] < 640:
+            fail("no screenshot of the file panel")
+        # The drawn page is on screen: the preview (the panel's lower right)
+        # is mostly the page's blue block, not an empty white area.
+        width, height = png_size(files_shot)
+        crop = "%dx%d+%d+%d" % (width // 4, height // 4, width - width // 4 - 40, height // 2 + 80)
+        blue = subprocess.run(["/usr/bin/convert", files_shot, "-crop", crop, "-format",
+                               "%[fx:mean.b-mean.r]", "info:"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        if float(blue) < 0.3:
+            fail("no drawn PDF page in the preview (blue-red %s in %s)" % (blue, crop))
+        print("file panel: %s" % files_shot)
+        # Then the Analytics page, from the backend's index: the two turns run.
+        if "analytics turns=2 toolCalls=1" not in out:
             fail("analytics page: " + out)
         if png_size(analytics_shot)[0] < 640:
             fail("no screenshot of the analytics page")
@@ -143,7 +194,7 @@ def main():
                                  "--ava", args.ava, "--open-conversation", listed[0]["id"],
                                  "--theme", "dark", "--e2e-screenshot", dark],
                                 env=env, capture_output=True, text=True, timeout=180)
-        if reopen.returncode != 0 or "opened; rows=3" not in reopen.stdout:
+        if reopen.returncode != 0 or "opened; rows=5" not in reopen.stdout:
             fail("reopen: exit %d\nstdout: %s\nstderr: %s" % (reopen.returncode, reopen.stdout,
                                                                reopen.stderr[-3000:]))
         light_mean, dark_mean = mean_lightness(shot), mean_lightness(dark)

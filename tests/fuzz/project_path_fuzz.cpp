@@ -34,9 +34,10 @@ struct Project {
     FUZZ_CHECK(::mkdtemp(name.data()) != nullptr);
     base = fs::canonical(name);
     root = base / "p";
-    for (const auto& dir : {root / "src", base / "outside", base / "p2"}) fs::create_directories(dir);
-    for (const auto& file : {root / "a.txt", root / "src" / "main.cpp", base / "outside" / "s",
-                             base / "p2" / "s"}) {
+    for (const auto& dir : {root / "src", base / "outside", base / "p2"})
+      fs::create_directories(dir);
+    for (const auto& file :
+         {root / "a.txt", root / "src" / "main.cpp", base / "outside" / "s", base / "p2" / "s"}) {
       std::ofstream(file) << "x\n";
     }
     FUZZ_CHECK(::mkfifo((root / "fifo").c_str(), 0600) == 0);

@@ -11,6 +11,7 @@
 
 #include "ava/desktop/connection.hpp"
 #include "ava/desktop/conversation_model.hpp"
+#include "ava/desktop/file_browser.hpp"
 #include "ava/desktop/remote_link.hpp"
 #include "ava/desktop/rows_model.hpp"
 
@@ -82,6 +83,8 @@ class Workbench : public QObject {
   Q_PROPERTY(QVariantMap analytics READ analytics NOTIFY analyticsChanged)
   Q_PROPERTY(QString analyticsError READ analyticsError NOTIFY analyticsChanged)
   Q_PROPERTY(bool analyticsLoading READ analyticsLoading NOTIFY analyticsChanged)
+  // The file panel of the selected project on the selected machine.
+  Q_PROPERTY(ava::desktop::FileBrowser* files READ files CONSTANT)
 
  public:
   explicit Workbench(const Connection::Options& options, QObject* parent = nullptr);
@@ -91,6 +94,7 @@ class Workbench : public QObject {
   Connection* connection() { return &connection_; }
   ConversationModel* conversation() { return &conversation_; }
   ConversationModel* subagent() { return &subagent_; }
+  FileBrowser* files() { return &files_; }
   RowsModel* automations() { return &automations_; }
   QVariantList automationHistory() const { return automation_history_; }
   QStringList schedulePreview() const { return schedule_preview_; }
@@ -259,6 +263,7 @@ class Workbench : public QObject {
 
   Connection::Options options_;
   Connection connection_;
+  FileBrowser files_;                     // after connection_, which it uses
   std::map<QString, RemoteLink*> links_;  // children; one per machine used
   std::map<QString, int> running_turns_;  // machine -> GET /api/status "active"
   // machines.json as last read (name, destination): read at start and when
