@@ -20,7 +20,11 @@ ApplicationWindow {
     property int page: 0
     // The file panel beside the page (Ctrl+Shift+E; Ctrl+P goes to a file).
     property bool filesOpen: false
-    onFilesOpenChanged: workbench.files.setActive(filesOpen)
+    property bool filesUsed: false  // the panel is made on first use
+    onFilesOpenChanged: {
+        if (filesOpen) filesUsed = true
+        workbench.files.setActive(filesOpen)
+    }
     function openFiles(quick) {
         window.filesOpen = true
         if (quick) filesPanel.openQuick()
@@ -184,19 +188,25 @@ ApplicationWindow {
                 onCloseRequested: window.page = 0
             }
         }
-        FilesPanel {
+        // Made on first use: the window's first frame does not wait for it.
+        Loader {
             id: filesPanel
-            objectName: "filesPanel"
+            objectName: "filesPanelLoader"
             visible: window.filesOpen
-            files: workbench.files
-            projectName: {
-                const at = workbench.projects.indexOf(workbench.projectId)
-                return at >= 0 ? workbench.projects.get(at).name : ""
-            }
+            active: window.filesUsed
             SplitView.preferredWidth: workbench.setting("window/files", 440)
             SplitView.minimumWidth: 260
-            onCloseRequested: window.filesOpen = false
-            onWidthChanged: if (visible) workbench.setSetting("window/files", width)
+            onWidthChanged: if (visible && item) workbench.setSetting("window/files", width)
+            function openQuick() { if (item) item.openQuick() }
+            sourceComponent: FilesPanel {
+                objectName: "filesPanel"
+                files: workbench.files
+                projectName: {
+                    const at = workbench.projects.indexOf(workbench.projectId)
+                    return at >= 0 ? workbench.projects.get(at).name : ""
+                }
+                onCloseRequested: window.filesOpen = false
+            }
         }
     }
     readonly property var workbenchObject: workbench

@@ -35,8 +35,9 @@ def api(info, method, path, body=None):
         return json.load(response)
 
 
-def desktop(args, env, extra):
-    command = ["xvfb-run", "-a", "-s", "-screen 0 1280x860x24", os.path.join(args.build, "src/desktop/ava-desktop"),
+def desktop(args, env, extra, binary=None):
+    binary = binary or os.path.join(args.build, "src/desktop/ava-desktop")
+    command = ["xvfb-run", "-a", "-s", "-screen 0 1280x860x24", binary,
                "--ava", os.path.join(args.build, "src/app/ava")] + extra
     started = time.monotonic()
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
@@ -51,12 +52,16 @@ def main():
     parser.add_argument("--build", default="build/release")
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--vs", help="another ava-desktop: first frames of both, runs alternating (an A/B in one run)")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="ava-desktop-perf-")
     home = os.path.join(work, "home")
     project = os.path.join(work, "project")
     os.makedirs(home)
     os.makedirs(project)
+    # The turns run bash: no person is there to approve each call.
+    with open(os.path.join(home, "settings.json"), "w") as out:
+        json.dump({"permissions": {"defaultMode": "auto"}}, out)
     fake = subprocess.Popen([os.path.join(args.build, "tests/transport/ava-fake-provider"), "--format",
                              "anthropic", "--echo"], stdout=subprocess.PIPE, text=True)
     env = dict(os.environ)
@@ -92,6 +97,14 @@ def main():
             walls.append(wall)
         print("first frame (main() to frameSwapped): median %d ms, runs %s" % (statistics.median(firsts), firsts))
         print("process wall time incl. xvfb-run and exit: median %.0f ms" % statistics.median(walls))
+        if args.vs:
+            this, other = [], []
+            for _ in range(args.runs):
+                for binary, into in ((None, this), (args.vs, other)):
+                    out, _ = desktop(args, env, ["--exit-after-first-frame"], binary)
+                    into.append(int(re.search(r"first frame after (\d+) ms", out).group(1)))
+            print("A/B first frame, alternating: this build median %d ms %s, --vs median %d ms %s"
+                  % (statistics.median(this), this, statistics.median(other), other))
 
         loaded = []
         for _ in range(args.runs):

@@ -637,6 +637,18 @@ async function main() {
     const image = preview.locator("img.file-image");
     await image.waitFor();
     await page.waitForFunction((el) => el.complete && el.naturalWidth === 1, await image.elementHandle());
+    // A PDF: the browser's own viewer in a frame, fed the checked version's bytes.
+    writeFileSync(path.join(project, "doc.pdf"), "%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n");
+    await item("doc.pdf").waitFor();
+    await item("doc.pdf").click();
+    const frame = preview.locator("iframe.file-pdf");
+    await frame.waitFor();
+    const pdfSource = await frame.getAttribute("src");
+    check(/\/files\/raw\?path=doc\.pdf&version=sha256-/.test(pdfSource), `the PDF frame loads ${pdfSource}`);
+    const pdfCookie = await cookieHeader();
+    const pdfBytes = await fetch(server.url + pdfSource, { headers: pdfCookie ? { Cookie: pdfCookie } : {} });
+    check(pdfBytes.status === 200 && pdfBytes.headers.get("content-type") === "application/pdf", `the PDF's bytes -> ${pdfBytes.status} ${pdfBytes.headers.get("content-type")}`);
+    check(/frame-ancestors 'self'/.test(pdfBytes.headers.get("content-security-policy") ?? ""), "the PDF may be framed by any page");
     // The watch: a file written on the server appears, and an open preview follows its file.
     await item("notes.md").click();
     await preview.locator(".file-markdown h1", { hasText: "Release notes" }).waitFor();
