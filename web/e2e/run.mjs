@@ -742,6 +742,26 @@ async function main() {
     await screenshot("settings");
     log("ok: settings");
 
+    // --- appearance: dark on request, with the desktop's palette; kept in this browser
+    const pageBackground = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    check((await pageBackground()) === "rgb(255, 255, 255)", `the light page's background is ${await pageBackground()}`);
+    await page.getByRole("radio", { name: "Dark" }).check();
+    check((await page.evaluate(() => document.documentElement.dataset.theme)) === "dark", "the page did not turn dark");
+    check((await pageBackground()) === "rgb(30, 31, 34)", `the dark page's background is ${await pageBackground()}`);
+    await page.reload();
+    await page.getByRole("radio", { name: "Dark" }).waitFor();
+    check((await page.getByRole("radio", { name: "Dark" }).isChecked()) && (await pageBackground()) === "rgb(30, 31, 34)", "the dark choice was not kept");
+    await page.goto(`${server.url}/c/${encodeURIComponent(conversationId)}`);
+    await list.locator(".msg.assistant:not(.live)").first().waitFor();
+    await screenshot("conversation-dark");
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.getByRole("button", { name: "Settings" }).click();
+    await page.getByRole("radio", { name: "As the system" }).check();
+    check((await pageBackground()) === "rgb(30, 31, 34)", "'as the system' does not follow a dark system");
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.waitForFunction(() => document.documentElement.dataset.theme === "light");
+    log("ok: dark and light themes, chosen or as the system");
+
     // --- add a provider of one's own with its key; the key never comes back
     const form = page.getByRole("form", { name: "Add or change a provider" });
     await form.getByLabel("Provider").selectOption({ label: "New provider…" });

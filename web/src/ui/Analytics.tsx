@@ -5,6 +5,7 @@
 import { useEffect, useMemo, useState } from "react";
 import { api, ApiRequestError } from "../api/client";
 import type { AnalyticsSummary, Project, UsageBucket } from "../api/protocol.gen";
+import { cssVar } from "./theme";
 import { UsageChart, type ChartSeries } from "./UsageChart";
 
 export type Range = "7" | "30" | "90" | "365" | "all" | "custom";
@@ -174,13 +175,13 @@ export function Analytics({ projects, now }: Props) {
   const series = useMemo(() => dailySeries(summary?.byDay ?? [], query.from, query.to ?? (query.from ? isoDay(now ?? Date.now()) : undefined), 7), [summary, query, now]);
   const tokenSeries: ChartSeries[] = useMemo(
     () => [
-      { label: "Input", values: series.input, color: "#2f5bd3", format: tokens },
-      { label: "Output", values: series.output, color: "#1f7a3a", format: tokens },
-      { label: "Cache read", values: series.cacheRead, color: "#8a5a00", format: tokens },
+      { label: "Input", values: series.input, color: cssVar("--accent", "#0b63ce"), format: tokens },
+      { label: "Output", values: series.output, color: cssVar("--ok", "#1a7f37"), format: tokens },
+      { label: "Cache read", values: series.cacheRead, color: cssVar("--warn", "#9a6700"), format: tokens },
     ],
     [series],
   );
-  const costSeries: ChartSeries[] = useMemo(() => [{ label: "Cost", values: series.cost, color: "#2f5bd3", bars: true, format: dollars }], [series]);
+  const costSeries: ChartSeries[] = useMemo(() => [{ label: "Cost", values: series.cost, color: cssVar("--accent", "#0b63ce"), bars: true, format: dollars }], [series]);
   const projectName = (path: string) => projects.find((p) => p.path === path)?.name ?? path;
   const set = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch }));
 

@@ -5,6 +5,27 @@ import { FirstRun } from "./FirstRun";
 import { ProviderForm } from "./ProviderForm";
 import { McpSection } from "./McpSection";
 import { SkillsSection } from "./SkillsSection";
+import { chooseTheme, savedTheme, type ThemeChoice } from "./theme";
+
+/** Light, dark or as the system is set: kept in this browser. */
+function Appearance() {
+  const [choice, setChoice] = useState<ThemeChoice>(savedTheme);
+  const choose = (next: ThemeChoice) => {
+    setChoice(next);
+    chooseTheme(next);
+  };
+  return (
+    <fieldset className="appearance">
+      <legend>Appearance</legend>
+      {(["system", "light", "dark"] as const).map((option) => (
+        <label key={option}>
+          <input type="radio" name="theme" value={option} checked={choice === option} onChange={() => choose(option)} />{" "}
+          {option === "system" ? "As the system" : option === "light" ? "Light" : "Dark"}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
 
 /** Providers as the server sees them: configured or not; keys never leave the server. */
 export function Settings({ models }: { models: ModelsResponse | null }) {
@@ -23,6 +44,7 @@ export function Settings({ models }: { models: ModelsResponse | null }) {
       <h1>Settings</h1>
       {error && <div role="alert" className="error-banner">{error}</div>}
       {models?.needsSetup && <FirstRun models={models} />}
+      <Appearance />
       <h2>Providers</h2>
       {!models ? (
         <p>Loading…</p>

@@ -3,6 +3,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { cssVar } from "./theme";
 
 export interface ChartSeries {
   label: string;
@@ -35,12 +36,12 @@ function optionsOf(props: Props, width: number): uPlot.Options {
     scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] } },
     axes: [
       {
-        stroke: "#6b6860",
-        grid: { stroke: "#eceae6" },
+        stroke: cssVar("--muted", "#636c76"),
+        grid: { stroke: cssVar("--border", "#d6d9de") },
         incrs: [1, 2, 7, 14, 30.5, 91.5, 183, 365.25].map((days) => days * 86_400),
         values: (_u, ticks) => ticks.map((t) => new Date(t * 1000).toISOString().slice(5, 10)),
       },
-      { stroke: "#6b6860", grid: { stroke: "#eceae6" }, size: 64, values: (_u, ticks) => ticks.map(format) },
+      { stroke: cssVar("--muted", "#636c76"), grid: { stroke: cssVar("--border", "#d6d9de") }, size: 64, values: (_u, ticks) => ticks.map(format) },
     ],
     series: [
       { label: "Day", value: (_u, v) => (v == null ? "—" : new Date(v * 1000).toISOString().slice(0, 10)) },
