@@ -1,9 +1,12 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import QtQuick.Dialogs
 
 // The input box and the turn controls. Enter sends (as the chosen kind),
-// Shift+Enter is a new line, Ctrl+Enter steers the running turn.
+// Shift+Enter is a new line, Ctrl+Enter steers the running turn. Images come
+// in through Attach or by dropping files, each checked as it comes
+// (`inspectImage`: Workbench.imageInfo) and shown as a chip until sent.
 Rectangle {
     id: root
     property string driverState: "idle"
@@ -23,10 +26,27 @@ Rectangle {
         return (commands || []).filter(c => String(c.name).toLowerCase().startsWith(prefix)).slice(0, 50)
     }
     property alias text: input.text
+    // The attached images ({path, name, size, url, mediaType}) and why the
+    // last file was refused.
+    property var images: []
+    property string imageProblem: ""
+    property var inspectImage: null
+    function addImage(file) {
+        const info = root.inspectImage ? root.inspectImage(String(file)) : null
+        if (!info || !info.ok) {
+            root.imageProblem = info ? info.error : "Images cannot be attached here."
+            return false
+        }
+        if (root.images.some(image => image.path === info.path)) return true
+        root.imageProblem = ""
+        root.images = root.images.concat([info])
+        return true
+    }
+    function removeImage(path) { root.images = root.images.filter(image => image.path !== path) }
     readonly property bool running: driverState === "running" || driverState === "pausing"
     readonly property bool paused: driverState === "paused"
 
-    signal submitted(string text, string kind)
+    signal submitted(string text, string kind, var images)
     signal pauseRequested()
     signal resumeRequested()
     signal abortRequested()
@@ -35,9 +55,12 @@ Rectangle {
     // Sends what is typed; returns false when there is nothing to send.
     function submit(kind) {
         const text = input.text
-        if (!root.active || text.trim() === "") return false
-        root.submitted(text, kind || (kindBox.currentIndex === 1 ? "steer" : "followup"))
+        if (!root.active || (text.trim() === "" && root.images.length === 0)) return false
+        root.submitted(text, kind || (kindBox.currentIndex === 1 ? "steer" : "followup"),
+                       root.images.map(image => image.path))
         input.text = ""
+        root.images = []
+        root.imageProblem = ""
         return true
     }
     function focusInput() { input.forceActiveFocus() }
@@ -89,6 +112,52 @@ Rectangle {
                 }
                 MouseArea { anchors.fill: parent; onClicked: { root.complete(index); input.forceActiveFocus() } }
             }
+        }
+
+        Flow {
+            objectName: "imageChips"
+            Layout.fillWidth: true
+            visible: root.images.length > 0
+            spacing: 6
+            Repeater {
+                model: root.images
+                delegate: Rectangle {
+                    required property var modelData
+                    objectName: "imageChip:" + modelData.name
+                    width: chip.implicitWidth + 10
+                    height: 56
+                    radius: Theme.radius
+                    color: Theme.raised
+                    border.color: Theme.border
+                    RowLayout {
+                        id: chip
+                        anchors.centerIn: parent
+                        spacing: 4
+                        Image {
+                            source: modelData.url
+                            sourceSize.height: 48
+                            Layout.preferredHeight: 48
+                            Layout.preferredWidth: Math.min(96, Math.max(24, implicitWidth))
+                            fillMode: Image.PreserveAspectFit
+                            asynchronous: true
+                        }
+                        ToolButton {
+                            text: "×"
+                            Accessible.name: "Remove " + modelData.name
+                            onClicked: root.removeImage(modelData.path)
+                        }
+                    }
+                }
+            }
+        }
+        Text {
+            objectName: "imageProblem"
+            Layout.fillWidth: true
+            visible: root.imageProblem !== ""
+            text: root.imageProblem
+            textFormat: Text.PlainText
+            wrapMode: Text.Wrap
+            color: Theme.error
         }
 
         ScrollView {
@@ -155,6 +224,12 @@ Rectangle {
             }
             Item { Layout.fillWidth: true }
             Button {
+                objectName: "attachButton"
+                text: "Attach"
+                enabled: root.active && root.inspectImage !== null
+                onClicked: imageDialog.open()
+            }
+            Button {
                 objectName: "pauseButton"
                 opacity: enabled ? 1 : 0.45
                 text: root.paused ? "Resume" : "Pause"
@@ -172,9 +247,22 @@ Rectangle {
                 objectName: "sendButton"
                 text: kindBox.currentIndex === 1 ? "Steer" : "Send"
                 highlighted: true
-                enabled: root.active && input.text.trim() !== ""
+                enabled: root.active && (input.text.trim() !== "" || root.images.length > 0)
                 onClicked: root.submit("")
             }
         }
+    }
+
+    FileDialog {
+        id: imageDialog
+        title: "Attach images"
+        fileMode: FileDialog.OpenFiles
+        nameFilters: ["Images (*.png *.jpg *.jpeg *.gif *.webp)"]
+        onAccepted: { for (const file of selectedFiles) root.addImage(file) }
+    }
+    DropArea {
+        anchors.fill: parent
+        enabled: root.active && root.inspectImage !== null
+        onDropped: (drop) => { for (const url of drop.urls) root.addImage(url) }
     }
 }

@@ -182,7 +182,8 @@ Rectangle {
             modelChoices: root.workbench ? root.workbench.modelChoices : []
             commands: root.workbench ? root.workbench.commands : []
             currentModel: root.conversation && root.conversation.model !== "" ? root.conversation.provider + "/" + root.conversation.model : ""
-            onSubmitted: (text, kind) => { list.atEnd = true; root.workbench.send(text, kind) }
+            inspectImage: root.workbench ? (file) => root.workbench.imageInfo(file) : null
+            onSubmitted: (text, kind, images) => { list.atEnd = true; root.workbench.send(text, kind, images) }
             onPauseRequested: root.workbench.pause()
             onResumeRequested: root.workbench.resume()
             onAbortRequested: root.workbench.abort()

@@ -310,13 +310,23 @@ void Workbench::newConversation(const QString& title) {
                    });
 }
 
-bool Workbench::send(const QString& text, const QString& kind) {
-  if (conversationId().isEmpty() || text.trimmed().isEmpty()) return false;
+bool Workbench::send(const QString& text, const QString& kind, const QStringList& images) {
+  if (conversationId().isEmpty() || (text.trimmed().isEmpty() && images.isEmpty())) return false;
+  auto attachments = read_attachments(images);
+  if (!attachments) {
+    fail(QString::fromStdString(attachments.error().message));
+    return false;
+  }
   const auto input_id = QStringLiteral("desktop-%1-%2")
                             .arg(QDateTime::currentMSecsSinceEpoch(), 0, 36)
                             .arg(++input_counter_);
-  Pending pending{connection_.machine(), conversationId(), input_id,
-                  body_of({{"kind", kind}, {"text", text}, {"inputId", input_id}})};
+  Pending pending{
+      connection_.machine(), conversationId(), input_id,
+      body_of(images.isEmpty() ? QJsonObject{{"kind", kind}, {"text", text}, {"inputId", input_id}}
+                               : QJsonObject{{"kind", kind},
+                                             {"text", text},
+                                             {"inputId", input_id},
+                                             {"attachments", *attachments}})};
   outbox_.push_back(pending);
   emit pendingChanged();
   if (connection_.state() == QStringLiteral("connected")) post_input(pending);

@@ -427,3 +427,46 @@ TEST_CASE("with nothing configured, the first-run choices come from the backend 
   std::string text((std::istreambuf_iterator<char>(saved)), std::istreambuf_iterator<char>());
   CHECK(text.find(R"("provider": "ollama")") != std::string::npos);
 }
+
+TEST_CASE(
+    "images attached in the composer reach the conversation; a file that is not one is refused",
+    "[desktop][backend]") {
+  BackendHome env;
+  Workbench workbench({.home = env.home(), .ava_binary = QStringLiteral(AVA_BIN)});
+  open_conversation(env, workbench);
+  auto& model = *workbench.conversation();
+  ava::test::TempDir dir;
+  // A 1x1 PNG, and a text file named like an image.
+  const auto png = dir.path() / "pixel.png";
+  ava::test::write_file(
+      png, QByteArray::fromHex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                               "1f15c4890000000d49444154789c63f8cfc0f01f0005000201a5f6a6e6"
+                               "0000000049454e44ae426082")
+               .toStdString());
+  const auto fake = dir.path() / "fake.png";
+  ava::test::write_file(fake, "not an image");
+  const auto png_path = QString::fromStdString(png.string());
+  const auto fake_path = QString::fromStdString(fake.string());
+
+  const auto info = workbench.imageInfo(QUrl::fromLocalFile(png_path).toString());
+  CHECK(info.value("ok").toBool());
+  CHECK(info.value("mediaType").toString() == "image/png");
+  CHECK(info.value("path").toString() == png_path);
+  const auto refused = workbench.imageInfo(fake_path);
+  CHECK(!refused.value("ok").toBool());
+  CHECK(refused.value("error").toString() == "fake.png is not a png, jpeg, gif or webp image.");
+
+  CHECK(!workbench.send(QStringLiteral("look"), QStringLiteral("followup"), {fake_path}));
+  CHECK(workbench.lastError() == "fake.png is not a png, jpeg, gif or webp image.");
+  CHECK(workbench.pendingInputs() == 0);  // nothing half sent
+
+  REQUIRE(workbench.send(QStringLiteral("look at this"), QStringLiteral("followup"), {png_path}));
+  REQUIRE(spin_until([&] {
+    for (const auto& item : model.items()) {
+      if (item.kind == ViewItem::Kind::user && item.text.contains("[1 image(s) attached]"))
+        return true;
+    }
+    return false;
+  }));
+  REQUIRE(spin_until([&] { return !model.turnOpen() && workbench.pendingInputs() == 0; }));
+}

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QFileSystemWatcher>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QObject>
 #include <QSettings>
@@ -158,7 +159,14 @@ class Workbench : public QObject {
   Q_INVOKABLE void newConversation(const QString& title = {});
   // Queues input with a client inputId: resent after a reconnect until
   // acknowledged, and acknowledged once by the backend however often sent.
-  Q_INVOKABLE bool send(const QString& text, const QString& kind = QStringLiteral("followup"));
+  // `images`: files (paths or file: URLs) sent as attachments; false and
+  // lastError when one is refused (the composer keeps what was typed).
+  Q_INVOKABLE bool send(const QString& text, const QString& kind = QStringLiteral("followup"),
+                        const QStringList& images = {});
+  // What the composer shows for a file it is given (workbench_images.cpp):
+  // path, name, size, url, mediaType, ok, or error (not an image of a kind
+  // the providers take, over 5 MiB, unreadable).
+  Q_INVOKABLE QVariantMap imageInfo(const QString& file) const;
   Q_INVOKABLE void pause() { control(QStringLiteral("pause")); }
   Q_INVOKABLE void resume() { control(QStringLiteral("resume")); }
   Q_INVOKABLE void abort() { control(QStringLiteral("abort")); }
@@ -252,6 +260,7 @@ class Workbench : public QObject {
   void load_permissions();
   void load_commands();
   void post_input(const Pending& pending);
+  Result<QJsonArray> read_attachments(const QStringList& images) const;
   void control(const QString& action);
   void patch(const QString& id, const QByteArray& body);
   void update_history_loaded();

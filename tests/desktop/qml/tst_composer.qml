@@ -12,6 +12,10 @@ Item {
         active: true
         driverState: "idle"
         modelChoices: ["anthropic/claude-sonnet-4-5", "openai/gpt-5"]
+        inspectImage: (file) => file.endsWith(".png")
+            ? { ok: true, path: file, name: file.slice(file.lastIndexOf("/") + 1), size: 283, mediaType: "image/png",
+                url: Qt.resolvedUrl("data/page.png") }
+            : { ok: false, error: file + " is not a png, jpeg, gif or webp image." }
         commands: [{ name: "review", description: "Review a file", argumentHint: "FILE", scope: "project" },
                    { name: "release", description: "Cut a release", argumentHint: "", scope: "user" },
                    { name: "frontend:test", description: "Run the UI tests", argumentHint: "", scope: "project" }]
@@ -118,6 +122,27 @@ Item {
             compare(resumed.count, 1)
             mouseClick(abort)
             compare(aborted.count, 1)
+        }
+    
+        function test_images_are_checked_shown_and_sent() {
+            composer.images = []
+            verify(!composer.addImage("/tmp/notes.txt"))
+            compare(findChild(composer, "imageProblem").text, "/tmp/notes.txt is not a png, jpeg, gif or webp image.")
+            verify(composer.addImage("/tmp/shot.png"))
+            verify(composer.addImage("/tmp/shot.png"))  // once only
+            verify(composer.addImage("/tmp/other.png"))
+            compare(composer.images.length, 2)
+            compare(findChild(composer, "imageProblem").visible, false)
+            verify(findChild(composer, "imageChip:shot.png"))
+            composer.removeImage("/tmp/other.png")
+            compare(composer.images.length, 1)
+            // An image alone can be sent.
+            verify(findChild(composer, "sendButton").enabled)
+            mouseClick(findChild(composer, "sendButton"))
+            compare(submitted.count, 1)
+            compare(submitted.signalArguments[0][0], "")
+            compare(submitted.signalArguments[0][2], ["/tmp/shot.png"])
+            compare(composer.images.length, 0)
         }
     }
 }
