@@ -26,6 +26,28 @@ Rectangle {
         return (commands || []).filter(c => String(c.name).toLowerCase().startsWith(prefix)).slice(0, 50)
     }
     property alias text: input.text
+    // "@name" at the caret: the project's files to mention (`fileMatches`,
+    // [{path, html}], answered for each `mentionQuery`); the chosen path is
+    // inserted as "@path ", which the agent can read.
+    property var fileMatches: []
+    signal mentionQuery(string query)
+    readonly property var mention: {
+        if (root.suggestions.length > 0 || input.text === dismissedText) return null
+        const typed = /(?:^|\s)@([^\s@]*)$/.exec(input.text.slice(0, input.cursorPosition))
+        return typed ? { start: input.cursorPosition - typed[1].length - 1, query: typed[1] } : null
+    }
+    onMentionChanged: if (mention) mentionQuery(mention.query)
+    readonly property var mentionChoices: mention ? (fileMatches || []).slice(0, 8) : []
+    function completeMention(index) {
+        const choice = root.mentionChoices[index]
+        const at = root.mention
+        if (!choice || !at) return
+        const inserted = "@" + choice.path + " "
+        const caret = input.cursorPosition
+        input.text = input.text.slice(0, at.start) + inserted + input.text.slice(caret)
+        input.cursorPosition = at.start + inserted.length
+        selectedCommand = 0
+    }
     // The attached images ({path, name, size, url, mediaType}) and why the
     // last file was refused.
     property var images: []
@@ -160,6 +182,35 @@ Rectangle {
             color: Theme.error
         }
 
+        ListView {
+            id: mentionList
+            objectName: "mentionList"
+            Layout.fillWidth: true
+            Layout.preferredHeight: Math.min(contentHeight, 180)
+            visible: root.mentionChoices.length > 0
+            clip: true
+            model: root.mentionChoices
+            currentIndex: Math.min(root.selectedCommand, root.mentionChoices.length - 1)
+            delegate: Rectangle {
+                required property var modelData
+                required property int index
+                width: ListView.view.width
+                height: mentionText.implicitHeight + 8
+                radius: 4
+                color: index === mentionList.currentIndex ? Theme.userBubble : "transparent"
+                Text {
+                    id: mentionText
+                    anchors.verticalCenter: parent.verticalCenter
+                    x: 8
+                    text: "@" + (modelData.html || "")
+                    textFormat: Text.StyledText  // escaped in C++ (FileBrowser), only <b> added
+                    font.family: Theme.monoFamily
+                    color: Theme.text
+                }
+                MouseArea { anchors.fill: parent; onClicked: { root.completeMention(index); input.forceActiveFocus() } }
+            }
+        }
+
         ScrollView {
             Layout.fillWidth: true
             Layout.preferredHeight: Math.min(Math.max(input.implicitHeight, 48), 200)
@@ -172,6 +223,26 @@ Rectangle {
                 placeholderTextColor: Theme.muted
                 background: null
                 Keys.onPressed: (event) => {
+                    if (root.mentionChoices.length > 0) {
+                        const count = root.mentionChoices.length
+                        const at = Math.min(root.selectedCommand, count - 1)
+                        if (event.key === Qt.Key_Down || event.key === Qt.Key_Up) {
+                            root.selectedCommand = (at + (event.key === Qt.Key_Down ? 1 : count - 1)) % count
+                            event.accepted = true
+                            return
+                        }
+                        if ((event.key === Qt.Key_Tab || event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
+                                && !(event.modifiers & Qt.ShiftModifier)) {
+                            root.completeMention(at)
+                            event.accepted = true
+                            return
+                        }
+                        if (event.key === Qt.Key_Escape) {
+                            root.dismissedText = input.text
+                            event.accepted = true
+                            return
+                        }
+                    }
                     if (root.suggestions.length > 0) {
                         const count = root.suggestions.length
                         const at = Math.min(root.selectedCommand, count - 1)

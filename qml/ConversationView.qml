@@ -183,6 +183,8 @@ Rectangle {
             commands: root.workbench ? root.workbench.commands : []
             currentModel: root.conversation && root.conversation.model !== "" ? root.conversation.provider + "/" + root.conversation.model : ""
             inspectImage: root.workbench ? (file) => root.workbench.imageInfo(file) : null
+            fileMatches: root.workbench ? root.workbench.files.matches : []
+            onMentionQuery: (query) => { if (root.workbench) root.workbench.files.search(query) }
             onSubmitted: (text, kind, images) => { list.atEnd = true; root.workbench.send(text, kind, images) }
             onPauseRequested: root.workbench.pause()
             onResumeRequested: root.workbench.resume()

@@ -21,6 +21,7 @@ Item {
                    { name: "frontend:test", description: "Run the UI tests", argumentHint: "", scope: "project" }]
     }
     SignalSpy { id: submitted; target: composer; signalName: "submitted" }
+    SignalSpy { id: mentioned; target: composer; signalName: "mentionQuery" }
     SignalSpy { id: paused; target: composer; signalName: "pauseRequested" }
     SignalSpy { id: resumed; target: composer; signalName: "resumeRequested" }
     SignalSpy { id: aborted; target: composer; signalName: "abortRequested" }
@@ -143,6 +144,32 @@ Item {
             compare(submitted.signalArguments[0][0], "")
             compare(submitted.signalArguments[0][2], ["/tmp/shot.png"])
             compare(composer.images.length, 0)
+        }
+    
+        function test_at_mentions_insert_a_file_path() {
+            mentioned.clear()
+            composer.fileMatches = []
+            const input = findChild(composer, "composerInput")
+            input.forceActiveFocus()
+            keyClick(Qt.Key_L); keyClick(Qt.Key_O); keyClick(Qt.Key_O); keyClick(Qt.Key_K); keyClick(Qt.Key_Space)
+            keyClick(Qt.Key_At, Qt.ShiftModifier)
+            keyClick(Qt.Key_M); keyClick(Qt.Key_A)
+            compare(composer.text, "look @ma")
+            compare(mentioned.signalArguments[mentioned.count - 1][0], "ma")
+            // The answer to the query comes back from the server.
+            composer.fileMatches = [{ path: "src/main.cpp", html: "src/<b>ma</b>in.cpp" },
+                                    { path: "docs/manual.md", html: "docs/<b>ma</b>nual.md" }]
+            tryCompare(findChild(composer, "mentionList"), "visible", true)
+            keyClick(Qt.Key_Down)
+            keyClick(Qt.Key_Return)
+            compare(composer.text, "look @docs/manual.md ")
+            compare(submitted.count, 0)  // Enter chose, it did not send
+            compare(findChild(composer, "mentionList").visible, false)
+            // An e-mail address is not a mention.
+            composer.text = ""
+            keyClick(Qt.Key_A); keyClick(Qt.Key_At, Qt.ShiftModifier); keyClick(Qt.Key_B)
+            compare(composer.mention, null)
+            composer.fileMatches = []
         }
     }
 }
