@@ -30,6 +30,8 @@ DESKTOP = os.path.join(BUILD, "src/desktop/ava-desktop")
 AVA = os.path.join(BUILD, "src/app/ava")
 FAKE = os.path.join(BUILD, "tests/transport/ava-fake-provider")
 PAGES = int(os.environ.get("PAGES", "40"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "desktop"))
+from pdf_fixture import pdf_bytes, three_page_pdf  # noqa: E402
 RUNS = int(os.environ.get("RUNS", "7"))
 
 
@@ -54,17 +56,7 @@ def text_pdf(pages):
                        "<< /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % content)
         kids.append("%d 0 R" % len(objects))
     objects[1] = "<< /Type /Pages /Kids [%s] /Count %d >>" % (" ".join(kids), pages)
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += ("%d 0 obj\n%s\nendobj\n" % (number, body)).encode()
-    xref = len(out)
-    out += ("xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)).encode()
-    out += b"".join(("%010d 00000 n \n" % offset).encode() for offset in offsets)
-    out += ("trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-            % (len(objects) + 1, xref)).encode()
-    return out
+    return pdf_bytes(objects)
 
 
 def helper(work):
@@ -99,9 +91,6 @@ def helper(work):
 
 
 def desktop(work):
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                    "tests", "desktop"))
-    from desktop_e2e import three_page_pdf  # noqa: E402
     pages, gaps = [], []
     for run in range(RUNS):
         home = os.path.join(work, "home%d" % run)

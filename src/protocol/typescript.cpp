@@ -3,6 +3,7 @@
 #include "ava/protocol/analytics.hpp"
 #include "ava/protocol/automations.hpp"
 #include "ava/protocol/capabilities.hpp"
+#include "ava/protocol/files.hpp"
 #include "ava/protocol/responses.hpp"
 #include "ava/protocol/wire.hpp"
 

@@ -20,6 +20,9 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pdf_fixture import three_page_pdf  # noqa: E402
+
 
 def fail(message):
     print("FAIL: " + message, flush=True)
@@ -39,28 +42,6 @@ def mean_lightness(path):
     result = subprocess.run(["/usr/bin/convert", path, "-colorspace", "Gray", "-format", "%[fx:mean]", "info:"],
                             capture_output=True, text=True, check=True)
     return float(result.stdout.strip())
-
-
-def three_page_pdf():
-    """A small valid PDF: three pages, a blue block on each, lower on each page."""
-    objects = ["<< /Type /Catalog /Pages 2 0 R >>",
-               "<< /Type /Pages /Kids [3 0 R 5 0 R 7 0 R] /Count 3 >>"]
-    for page in range(3):
-        objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 400] /Contents %d 0 R >>"
-                       % (4 + 2 * page))
-        stream = "0 0 1 rg 50 %d 200 100 re f" % (250 - 100 * page)
-        objects.append("<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += ("%d 0 obj\n%s\nendobj\n" % (number, body)).encode()
-    xref = len(out)
-    out += ("xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)).encode()
-    out += b"".join(("%010d 00000 n \n" % offset).encode() for offset in offsets)
-    out += ("trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-            % (len(objects) + 1, xref)).encode()
-    return out
 
 
 def backend_file(home):

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "ava/base/json.hpp"
+#include "ava/protocol/files.hpp"
 #include "ava/protocol/responses.hpp"
 #include "ava/protocol/wire.hpp"
 #include "fuzz/fuzz_check.hpp"

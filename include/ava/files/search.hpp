@@ -10,7 +10,7 @@
 
 #include "ava/base/error.hpp"
 #include "ava/files/paths.hpp"
-#include "ava/protocol/responses.hpp"
+#include "ava/protocol/files.hpp"
 
 namespace ava::files {
 
